@@ -1,0 +1,83 @@
+// The client's surface: one method per endpoint of go-pve-qemu. The lifecycle
+// layer depends on this interface only; `GoPveQemuClient` implements it over undici.
+import type { InstallRequest, VmList } from "./schemas";
+import type { InstallFacts, InstallSuccess, OperationEvent, OperationSuccess } from "./stream/types";
+
+export interface ConnectionOptions {
+  /** Base URL of the server, e.g. http://127.0.0.1:8080 (the /api prefix is added by the client). */
+  endpoint: string;
+  /** Sent as `Authorization: Bearer <token>` (for a server behind an authenticating proxy). */
+  token?: string;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+  /** PEM CA certificate(s) trusted for https endpoints. */
+  caCert?: string;
+  /** Skip TLS verification (https only; for lab setups). */
+  insecureSkipVerify?: boolean;
+  /** TCP/TLS connect timeout. Default 10 s. */
+  connectTimeoutMs?: number;
+  /** Timeout for a plain (non-streamed) request, headers and body. Default 60 s. */
+  requestTimeoutMs?: number;
+  /**
+   * Longest silence tolerated inside a stream before it counts as dead. The server is silent
+   * for up to ~10 minutes while it waits for SSH, so the default is 15 minutes.
+   */
+  streamIdleTimeoutMs?: number;
+  /** Longest a streamed operation may take in all. Default 60 minutes. */
+  streamOverallTimeoutMs?: number;
+}
+
+export interface StreamOptions {
+  signal?: AbortSignal;
+  /** Called for every decoded event, in order, as it arrives. */
+  onEvent?: (event: OperationEvent) => void;
+  /** Per-call overrides of the connection's stream timeouts. */
+  idleTimeoutMs?: number;
+  overallTimeoutMs?: number;
+}
+
+export interface InstallOptions extends StreamOptions {
+  /** Called each time a new fact is learned (VMID, IP, ...), with all facts so far. */
+  onFacts?: (facts: InstallFacts) => void;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+/** The power state word from GET /vm/:id/status ("running", "stopped", ...). */
+export type PowerStatus = string;
+
+export interface GoPveQemuApi {
+  /** GET /api/health -> "ok" */
+  health(opts?: RequestOptions): Promise<string>;
+  /** GET /api/vm/list, either shape, normalised to {vms, nodes} */
+  list(opts?: RequestOptions): Promise<VmList>;
+  /** GET /api/vm/:id/status -> the status word */
+  status(vmid: number, opts?: RequestOptions): Promise<PowerStatus>;
+
+  /** POST /api/vm/install (SSE). Resolves on success; rejects with OperationFailedError (carrying facts) otherwise. */
+  install(request: InstallRequest, opts?: InstallOptions): Promise<InstallSuccess>;
+  /** POST /api/vm/:id/start (SSE); success needs the `info` event and close. */
+  start(vmid: number, opts?: StreamOptions): Promise<OperationSuccess>;
+  /** POST /api/vm/:id/reboot (SSE); success needs the `info` event and close. */
+  reboot(vmid: number, opts?: StreamOptions): Promise<OperationSuccess>;
+  /** POST /api/vm/:id/set/node (SSE migration); success needs close and no error. */
+  migrate(vmid: number, node: string, opts?: StreamOptions): Promise<OperationSuccess>;
+
+  /** POST /api/vm/:id/stop -> "ok" */
+  stop(vmid: number, opts?: RequestOptions): Promise<void>;
+  /** POST /api/vm/:id/shutdown -> "ok" */
+  shutdown(vmid: number, opts?: RequestOptions): Promise<void>;
+  /** POST /api/vm/:id/destroy -> "ok" */
+  destroy(vmid: number, opts?: RequestOptions): Promise<void>;
+  /** POST /api/vm/:id/set/cpu {"cpu": n} */
+  setCpu(vmid: number, cpu: number, opts?: RequestOptions): Promise<void>;
+  /** POST /api/vm/:id/set/memory {"memory": mb} */
+  setMemory(vmid: number, memoryMb: number, opts?: RequestOptions): Promise<void>;
+  /** POST /api/vm/:id/set/disk {"disk": "<n>G"}: grows the disk BY n GiB. */
+  growDisk(vmid: number, byGb: number, opts?: RequestOptions): Promise<void>;
+
+  /** Closes the pooled connections. */
+  close(): Promise<void>;
+}

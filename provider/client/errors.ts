@@ -1,0 +1,96 @@
+// Typed errors of the client. Each says what failed: the endpoint, the VMID
+// when there is one, the HTTP status, the server's own words, and for streams
+// the step and the last lines of output that led there.
+import type { FailureShape, InstallFacts, OperationKind, StreamWarning } from "./stream/types";
+
+export interface ErrorContext {
+  /** e.g. "POST /api/vm/101/start" */
+  endpoint: string;
+  vmid?: number;
+}
+
+export class GoPveQemuError extends Error {
+  readonly endpoint: string;
+  readonly vmid?: number;
+  constructor(message: string, ctx: ErrorContext, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.endpoint = ctx.endpoint;
+    this.vmid = ctx.vmid;
+  }
+}
+
+/** The request never got an answer: refused connection, DNS, TLS, connect or request timeout. */
+export class ConnectionError extends GoPveQemuError {}
+
+/** A non-2xx answer. `serverMessage` is the body's message/error field, or its text. */
+export class HttpStatusError extends GoPveQemuError {
+  readonly status: number;
+  readonly serverMessage: string;
+  constructor(status: number, serverMessage: string, ctx: ErrorContext) {
+    super(`${ctx.endpoint}${ctx.vmid !== undefined ? ` (VM ${ctx.vmid})` : ""} answered HTTP ${status}: ${serverMessage}`, ctx);
+    this.status = status;
+    this.serverMessage = serverMessage;
+  }
+}
+
+/** A 2xx answer whose body does not have the documented shape. */
+export class ResponseShapeError extends GoPveQemuError {}
+
+/** A streamed operation (install, start, reboot, set/node) that did not succeed. */
+export class OperationFailedError extends GoPveQemuError {
+  readonly operation: OperationKind;
+  readonly shape: FailureShape;
+  /** the server's message for the failure, when it gave one */
+  readonly serverMessage?: string;
+  /** the step the operation was in when it failed */
+  readonly step?: string;
+  /** last lines of output that led there (bounded) */
+  readonly tail: string[];
+  readonly warnings: StreamWarning[];
+  /** install only: what the stream had revealed before it failed */
+  readonly facts?: InstallFacts;
+  constructor(
+    init: {
+      operation: OperationKind;
+      shape: FailureShape;
+      serverMessage?: string;
+      step?: string;
+      tail: string[];
+      warnings?: StreamWarning[];
+      facts?: InstallFacts;
+    },
+    ctx: ErrorContext,
+    options?: { cause?: unknown },
+  ) {
+    super(describeFailure(init, ctx), ctx, options);
+    this.operation = init.operation;
+    this.shape = init.shape;
+    this.serverMessage = init.serverMessage;
+    this.step = init.step;
+    this.tail = init.tail;
+    this.warnings = init.warnings ?? [];
+    this.facts = init.facts;
+  }
+}
+
+const SHAPE_TEXT: Record<FailureShape, string> = {
+  "error-event": "the server reported an error",
+  "bare-message": "the server refused the operation",
+  "no-completion": "the stream closed without the operation's completion mark",
+  "connection-lost": "the connection ended before the stream closed",
+  "idle-timeout": "the stream went silent for longer than the idle timeout",
+  "overall-timeout": "the operation took longer than its overall timeout",
+  aborted: "the operation was cancelled",
+};
+
+function describeFailure(
+  init: { operation: OperationKind; shape: FailureShape; serverMessage?: string; step?: string; tail: string[] },
+  ctx: ErrorContext,
+): string {
+  const vm = ctx.vmid !== undefined ? ` of VM ${ctx.vmid}` : "";
+  const at = init.step ? ` at step "${init.step}"` : "";
+  const said = init.serverMessage ? `: ${init.serverMessage}` : "";
+  const tail = init.tail.length > 0 ? `\nlast output:\n  ${init.tail.slice(-5).join("\n  ")}` : "";
+  return `${init.operation}${vm} failed${at} (${SHAPE_TEXT[init.shape]})${said}${tail}`;
+}

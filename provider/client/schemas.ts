@@ -1,0 +1,86 @@
+// Wire shapes of go-pve-qemu, as zod schemas. Every TypeScript type of the
+// client layer is inferred from here, so a shape is written down once.
+import { z } from "zod";
+
+/** Operating systems and the versions the server can install. */
+export const SUPPORTED_VERSIONS = {
+  debian: ["11", "12", "13"],
+  ubuntu: ["20.04", "22.04", "24.04"],
+  rockylinux: ["8", "9", "10"],
+} as const;
+
+export const OsSchema = z.enum(["debian", "ubuntu", "rockylinux"]);
+export type Os = z.infer<typeof OsSchema>;
+
+/** Body of POST /api/vm/install. Field names are the server's. */
+export const InstallRequestSchema = z.object({
+  os: OsSchema,
+  version: z.string(),
+  name: z.string().optional(),
+  id: z.number().int().optional(),
+  node: z.string().optional(),
+  cpu: z.number().int().optional(),
+  ram: z.number().int().optional(),
+  /** e.g. "32G" */
+  disk: z.string().regex(/^\d+G$/).optional(),
+  user: z.string().optional(),
+  passwd: z.string().optional(),
+  pubkey: z.string().optional(),
+});
+export type InstallRequest = z.infer<typeof InstallRequestSchema>;
+
+/** One VM in GET /api/vm/list. memory, memory_used and disk are whole GiB, truncated. */
+export const VmEntrySchema = z.object({
+  vmid: z.number().int(),
+  name: z.string(),
+  os: z.string(),
+  running: z.boolean(),
+  /** "-" for a VM in the server's disabled list. */
+  node: z.string(),
+  cpu: z.number(),
+  disk: z.number(),
+  memory: z.number(),
+  memory_used: z.number().optional(),
+});
+export type VmEntry = z.infer<typeof VmEntrySchema>;
+
+export const NodeEntrySchema = z
+  .object({
+    node: z.string().optional(),
+    name: z.string().optional(),
+  })
+  .passthrough();
+export type NodeEntry = z.infer<typeof NodeEntrySchema>;
+
+/**
+ * GET /api/vm/list as the code sends it ({count, list, cluster, data}) or as
+ * the docs describe it ({vms, nodes}); both normalise to {vms, nodes}.
+ */
+export const ListResponseSchema = z
+  .object({
+    count: z.number().int().optional(),
+    list: z.array(VmEntrySchema).nullish(),
+    data: z.array(VmEntrySchema).nullish(),
+    vms: z.array(VmEntrySchema).nullish(),
+    cluster: z.array(NodeEntrySchema).nullish(),
+    nodes: z.array(NodeEntrySchema).nullish(),
+  })
+  .transform((raw) => ({
+    vms: raw.list ?? raw.vms ?? raw.data ?? [],
+    nodes: raw.cluster ?? raw.nodes ?? [],
+  }));
+export type VmList = z.output<typeof ListResponseSchema>;
+
+export const EventStatusSchema = z.enum(["processing", "success", "info", "error"]);
+export type EventStatus = z.infer<typeof EventStatusSchema>;
+
+/** A regular stream event: data: {"step":"...","status":"...","message":"..."} */
+export const StepEventSchema = z.object({
+  step: z.string(),
+  status: EventStatusSchema,
+  message: z.string(),
+});
+export type StepEvent = z.infer<typeof StepEventSchema>;
+
+/** The bare pre-check refusal: data: {"message": "..."} with no step/status. */
+export const BareMessageSchema = z.object({ message: z.string() }).strict();

@@ -1,0 +1,150 @@
+// The dynamic provider's real implementation, loaded by module path inside
+// the provider process (see serialized-provider.ts). It adapts Pulumi's
+// property bags to the lifecycle functions and back: it strips the engine's
+// bookkeeping keys, builds the lifecycle context (client per connection,
+// reporter on the engine log, connection defaults from stack config and the
+// environment), and turns partial failures into the error shape with which
+// the engine records a partially created or updated resource.
+import type * as pulumi from "@pulumi/pulumi";
+import { GoPveQemuClient } from "../client";
+import type { GoPveQemuApi } from "../client/api";
+import * as lifecycle from "../lifecycle";
+import { engineReporter, flushEngineLog } from "./engine-log";
+
+/** Keys the engine and the glue add to every property bag; never the lifecycle's business. */
+const PROVIDER_KEY = "__provider";
+const URN_KEY = "__urn";
+
+type Bag = Record<string, unknown>;
+
+const clients = new Map<string, GoPveQemuApi>();
+let configDefaults: lifecycle.ConnectionDefaults = {};
+
+function clientFor(conn: lifecycle.ResolvedConnection): GoPveQemuApi {
+  // One client (one pooled dispatcher) per distinct connection setting.
+  const key = JSON.stringify([conn.endpoint, conn.token ?? "", conn.headers ?? {}, conn.caCert ?? ""]);
+  let client = clients.get(key);
+  if (!client) {
+    client = new GoPveQemuClient(conn);
+    clients.set(key, client);
+  }
+  return client;
+}
+
+/** Connection defaults: stack config (goPveQemu:endpoint / goPveQemu:token), then the environment. */
+function connectionDefaults(): lifecycle.ConnectionDefaults {
+  return {
+    endpoint: configDefaults.endpoint ?? nonEmpty(process.env.GO_PVE_QEMU_ENDPOINT),
+    token: configDefaults.token ?? nonEmpty(process.env.GO_PVE_QEMU_TOKEN),
+  };
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v === "" ? undefined : v;
+}
+
+function split(bag: Bag | undefined): { props: Bag; urn: string; provider: unknown } {
+  const { [PROVIDER_KEY]: provider, [URN_KEY]: urn, ...props } = bag ?? {};
+  return { props, urn: typeof urn === "string" ? urn : "", provider };
+}
+
+function context(urn: string): lifecycle.LifecycleContext {
+  return { reporter: engineReporter(urn), client: clientFor, connectionDefaults: connectionDefaults() };
+}
+
+/** Adds back the keys the engine needs to find this provider and resource again. */
+function withKeys(state: object, from: Bag | undefined): Bag {
+  const out: Bag = { ...state };
+  if (from?.[PROVIDER_KEY] !== undefined) out[PROVIDER_KEY] = from[PROVIDER_KEY];
+  if (from?.[URN_KEY] !== undefined) out[URN_KEY] = from[URN_KEY];
+  return out;
+}
+
+/**
+ * The engine records a resource as partially created/updated when the error
+ * carries `id` and `properties` (ErrorResourceInitFailed); `reasons` are shown.
+ */
+class ResourceInitError extends Error {
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Bag,
+    readonly reasons: string[],
+  ) {
+    super(message);
+  }
+}
+
+async function finish<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } finally {
+    await flushEngineLog();
+  }
+}
+
+export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+  const get = (key: string): string | undefined => {
+    const v: unknown = req.config.get(key);
+    return typeof v === "string" && v !== "" ? v : undefined;
+  };
+  configDefaults = { endpoint: get("goPveQemu:endpoint"), token: get("goPveQemu:token") };
+}
+
+export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckResult> {
+  const n = split(news);
+  const result = lifecycle.check(split(olds).props, n.props, { connectionDefaults: connectionDefaults() });
+  return { inputs: withKeys(result.inputs, news), failures: result.failures };
+}
+
+export async function diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dynamic.DiffResult> {
+  const d = lifecycle.diff(id, split(olds).props as lifecycle.VmState, split(news).props as lifecycle.VmInputs);
+  return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
+}
+
+export async function create(inputs: Bag): Promise<pulumi.dynamic.CreateResult> {
+  const { props, urn } = split(inputs);
+  try {
+    const { id, state } = await finish(lifecycle.create(props as lifecycle.VmInputs, context(urn)));
+    return { id, outs: withKeys(state, inputs) };
+  } catch (err) {
+    if (err instanceof lifecycle.PartialCreateError) {
+      throw new ResourceInitError(err.message, err.id, withKeys(err.state, inputs), err.reasons);
+    }
+    throw err;
+  }
+}
+
+export async function read(id: string, props?: Bag): Promise<pulumi.dynamic.ReadResult> {
+  const { props: state, urn } = split(props);
+  const result = await finish(lifecycle.read(id, state as Partial<lifecycle.VmState>, context(urn)));
+  if (!result) {
+    // An empty id tells the engine the resource is gone.
+    return { id: "" };
+  }
+  return {
+    id: result.id,
+    props: withKeys(result.state, props),
+    ...(result.inputs ? { inputs: withKeys(result.inputs, props) } : {}),
+  };
+}
+
+export async function update(id: string, olds: Bag, news: Bag): Promise<pulumi.dynamic.UpdateResult> {
+  const o = split(olds);
+  try {
+    const state = await finish(
+      lifecycle.update(id, o.props as lifecycle.VmState, split(news).props as lifecycle.VmInputs, context(o.urn)),
+    );
+    return { outs: withKeys(state, news) };
+  } catch (err) {
+    if (err instanceof lifecycle.PartialUpdateError) {
+      throw new ResourceInitError(err.message, id, withKeys(err.state, news), err.reasons);
+    }
+    throw err;
+  }
+}
+
+export async function remove(id: string, props: Bag): Promise<void> {
+  const { props: state, urn } = split(props);
+  await finish(lifecycle.remove(id, state as lifecycle.VmState, context(urn)));
+}
