@@ -21,7 +21,7 @@ const web = new Vm("web", {
 });
 
 // Auto-assigned VMIDs: installs without a VMID are serialized just long enough to never collide.
-const db = new Vm("db", { os: "debian", version: "12", name: "db", cpu: 4, memoryMb: 8192, diskGb: 64 });
+const db = new Vm("db", { os: "debian", version: "12", name: "db", cpu: 4, memoryMb: 8192, diskGb: 40 });
 const cache = new Vm("cache", { os: "debian", version: "13", name: "cache", memoryMb: 2048 });
 
 // On another Proxmox node.

@@ -75,12 +75,17 @@ export class Vm extends pulumi.dynamic.Resource {
       ...args,
       // Secrets stay secrets in state and output, whatever the caller passed.
       password: args.password === undefined ? undefined : pulumi.secret(args.password),
-      connection: args.connection === undefined ? undefined : secretToken(args.connection),
-      // Outputs, declared so the engine knows them before create.
+      connection: args.connection === undefined ? undefined : markCredentialsSecret(args.connection),
+      // Every output is declared (an output exists only for a key present here).
       vmid: args.vmid,
       ip: undefined,
       vmName: undefined,
+      node: args.node,
       user: args.user,
+      cpu: args.cpu,
+      memoryMb: args.memoryMb,
+      diskGb: args.diskGb,
+      running: args.running,
       // The provider logs under this resource's URN.
       __urn: pulumi.createUrn(name, type, opts?.parent),
     };
@@ -92,6 +97,6 @@ export class Vm extends pulumi.dynamic.Resource {
 }
 
 /** A connection that carries credentials (token or headers) is a secret as a whole. */
-function secretToken(connection: pulumi.Input<VmConnectionArgs>): pulumi.Output<unknown> {
+function markCredentialsSecret(connection: pulumi.Input<VmConnectionArgs>): pulumi.Output<unknown> {
   return pulumi.output(connection).apply((c) => (c.token !== undefined || c.headers !== undefined ? pulumi.secret(c) : c));
 }

@@ -83,7 +83,7 @@ export async function newFleet(simOptions: SimulatorOptions = {}): Promise<Fleet
       const checkpoint = JSON.parse(fs.readFileSync(file, "utf8"));
       const out: ReturnType<Fleet["resources"]> = {};
       for (const r of checkpoint.checkpoint?.latest?.resources ?? []) {
-        if (String(r.type).includes(":goPveQemu:Vm")) out[String(r.urn).split("::").pop()!] = r;
+        if (String(r.type) === "pulumi-nodejs:dynamic/goPveQemu:Vm") out[String(r.urn).split("::").pop()!] = r;
       }
       return out;
     },
