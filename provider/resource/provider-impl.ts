@@ -2,7 +2,7 @@
 // the provider process (see serialized-provider.ts). It adapts Pulumi's
 // property bags to the lifecycle functions and back: it strips the engine's
 // bookkeeping keys, builds the lifecycle context (client per connection,
-// reporter on the engine log, connection defaults from stack config and the
+// reporter on the engine log, settings from stack config and the
 // environment), and turns partial failures into the error shape with which
 // the engine records a partially created or updated resource.
 import type * as pulumi from "@pulumi/pulumi";
@@ -10,6 +10,7 @@ import { GoPveQemuClient } from "../client";
 import type { GoPveQemuApi } from "../client/api";
 import * as lifecycle from "../lifecycle";
 import { engineReporter, flushEngineLog } from "./engine-log";
+import { readSettings, type ProviderSettings } from "./settings";
 
 /** Keys the engine and the glue add to every property bag; never the lifecycle's business. */
 const PROVIDER_KEY = "__provider";
@@ -18,29 +19,22 @@ const URN_KEY = "__urn";
 type Bag = Record<string, unknown>;
 
 const clients = new Map<string, GoPveQemuApi>();
-let configDefaults: lifecycle.ConnectionDefaults = {};
+/** Until `configure` runs (it always does first in the engine), the environment alone. */
+let settings: ProviderSettings = readSettings(() => undefined, process.env);
 
 function clientFor(conn: lifecycle.ResolvedConnection): GoPveQemuApi {
   // One client (one pooled dispatcher) per distinct connection setting.
   const key = JSON.stringify([conn.endpoint, conn.token ?? "", conn.headers ?? {}, conn.caCert ?? ""]);
   let client = clients.get(key);
   if (!client) {
-    client = new GoPveQemuClient(conn);
+    client = new GoPveQemuClient({
+      ...conn,
+      streamIdleTimeoutMs: settings.stream.idleTimeoutMs,
+      streamOverallTimeoutMs: settings.stream.overallTimeoutMs,
+    });
     clients.set(key, client);
   }
   return client;
-}
-
-/** Connection defaults: stack config (goPveQemu:endpoint / goPveQemu:token), then the environment. */
-function connectionDefaults(): lifecycle.ConnectionDefaults {
-  return {
-    endpoint: configDefaults.endpoint ?? nonEmpty(process.env.GO_PVE_QEMU_ENDPOINT),
-    token: configDefaults.token ?? nonEmpty(process.env.GO_PVE_QEMU_TOKEN),
-  };
-}
-
-function nonEmpty(v: string | undefined): string | undefined {
-  return v === undefined || v === "" ? undefined : v;
 }
 
 function split(bag: Bag | undefined): { props: Bag; urn: string; provider: unknown } {
@@ -49,7 +43,12 @@ function split(bag: Bag | undefined): { props: Bag; urn: string; provider: unkno
 }
 
 function context(urn: string): lifecycle.LifecycleContext {
-  return { reporter: engineReporter(urn), client: clientFor, connectionDefaults: connectionDefaults() };
+  return {
+    reporter: engineReporter(urn),
+    client: clientFor,
+    connectionDefaults: settings.connection,
+    timing: settings.timing,
+  };
 }
 
 /** Adds back the keys the engine needs to find this provider and resource again. */
@@ -84,16 +83,12 @@ async function finish<T>(work: Promise<T>): Promise<T> {
 }
 
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-  const get = (key: string): string | undefined => {
-    const v: unknown = req.config.get(key);
-    return typeof v === "string" && v !== "" ? v : undefined;
-  };
-  configDefaults = { endpoint: get("goPveQemu:endpoint"), token: get("goPveQemu:token") };
+  settings = readSettings((key) => req.config.get(key), process.env);
 }
 
 export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckResult> {
   const n = split(news);
-  const result = lifecycle.check(split(olds).props, n.props, { connectionDefaults: connectionDefaults() });
+  const result = lifecycle.check(split(olds).props, n.props, { connectionDefaults: settings.connection });
   return { inputs: withKeys(result.inputs, news), failures: result.failures };
 }
 

@@ -1,0 +1,58 @@
+// Simulated time. Every duration is given in simulated milliseconds (what the
+// real server would take) and slept as ms / speed of real time, so a suite can
+// run a ten-minute SSH timeout in a fraction of a second while the messages
+// still print the unscaled `(N.NNs)` numbers.
+
+/** Thrown out of sleeps when the simulator shuts down; flows stop quietly. */
+export class SimulatorClosed extends Error {
+  constructor() {
+    super("simulator closed");
+  }
+}
+
+export class Clock {
+  constructor(
+    private speed: number,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  setSpeed(speed: number): void {
+    this.speed = speed;
+  }
+
+  sleep(simMs: number): Promise<void> {
+    if (this.signal.aborted) return Promise.reject(new SimulatorClosed());
+    const realMs = simMs / this.speed;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        clearImmediate(immediate);
+        reject(new SimulatorClosed());
+      };
+      const done = (): void => {
+        this.signal.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      // A zero sleep still yields to the event loop, so events go out one by
+      // one (and a client can react) even with durationsZero.
+      const timer = realMs > 0 ? setTimeout(done, realMs) : undefined;
+      const immediate = realMs > 0 ? undefined : setImmediate(done);
+      this.signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}
+
+/** Go's `%.2f` of seconds, from integer-ish milliseconds. */
+export function seconds(ms: number): string {
+  return (Math.round(ms / 10) / 100).toFixed(2);
+}
+
+/** `2025-01-01 00:00:07`, the timestamp format of Proxmox task logs (UTC here). */
+export function taskTimestamp(startIso: string, offsetMs: number): string {
+  const d = new Date(Date.parse(startIso) + Math.floor(offsetMs));
+  const p = (n: number): string => String(n).padStart(2, "0");
+  return (
+    `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ` +
+    `${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`
+  );
+}

@@ -1,0 +1,138 @@
+// The simulator's shared state and bookkeeping: configuration, cluster state,
+// fault book, clock, counters, and the background work (flows that outlive
+// their request, graceful shutdowns) that close() must end and idle() awaits.
+import { Clock, SimulatorClosed } from "./clock";
+import type { ResolvedConfig } from "./config";
+import { FaultBook } from "./faults";
+import type { Op } from "./schemas";
+import { Store } from "./state";
+
+export interface SimulatorStats {
+  /** Requests per operation (plus `admin` and `notFound`). */
+  requests: Record<string, number>;
+  installsStarted: number;
+  /** Reached `VM installation completed`. */
+  installsSucceeded: number;
+  /** Ended with an error event. */
+  installsFailed: number;
+  /** Ended with `event: close` but neither error nor completion (shape 3). */
+  installsSilent: number;
+  /** Installs with an auto-assigned VMID that lost the race at `creating VM`. */
+  vmidCollisions: number;
+  faultsFired: number;
+  connectionsDropped: number;
+  /** Flows and timers still running server-side. */
+  activeFlows: number;
+}
+
+export class SimCore {
+  readonly store: Store;
+  readonly faults: FaultBook;
+  readonly clock: Clock;
+  readonly stats: SimulatorStats = {
+    requests: {},
+    installsStarted: 0,
+    installsSucceeded: 0,
+    installsFailed: 0,
+    installsSilent: 0,
+    vmidCollisions: 0,
+    faultsFired: 0,
+    connectionsDropped: 0,
+    activeFlows: 0,
+  };
+  /** ALLOW_IPS, storages and IPs answering on 22 can change at run time. */
+  allowIps: string;
+  storages: Record<string, boolean>;
+  ipsInUse: number[];
+  /** VMs in the middle of a graceful shutdown: cancel the pending stop. */
+  readonly shutdowns = new Map<number, () => void>();
+
+  private readonly abort = new AbortController();
+  private readonly flows = new Set<Promise<unknown>>();
+  private readonly stalled = new Set<() => void>();
+
+  constructor(readonly cfg: ResolvedConfig) {
+    this.store = new Store(cfg);
+    this.clock = new Clock(cfg.speed, this.abort.signal);
+    this.allowIps = cfg.allowIps;
+    this.storages = { ...cfg.storages };
+    this.ipsInUse = [...cfg.ipsInUse];
+    this.faults = new FaultBook((rule, q) => {
+      this.stats.faultsFired++;
+      this.log(`fault ${rule.id ?? ""} (${rule.kind}) fired: ${q.op} at "${q.step}"${q.vmid ? ` vmid ${q.vmid}` : ""}`);
+    });
+    for (const rule of cfg.faults) this.faults.add(rule);
+  }
+
+  get closed(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  log(line: string): void {
+    this.cfg.logSink?.(line);
+  }
+
+  count(op: Op | "admin" | "notFound"): void {
+    this.stats.requests[op] = (this.stats.requests[op] ?? 0) + 1;
+  }
+
+  /** Runs server-side work that may outlive its request; close() stops it, idle() waits for it. */
+  track(work: Promise<unknown>): void {
+    const p = work
+      .catch((err: unknown) => {
+        if (!(err instanceof SimulatorClosed)) this.log(`background work failed: ${String(err)}`);
+      })
+      .finally(() => {
+        this.flows.delete(p);
+        this.stats.activeFlows = this.flows.size;
+      });
+    this.flows.add(p);
+    this.stats.activeFlows = this.flows.size;
+  }
+
+  /** A stalled response stays open until the client leaves or we close. */
+  holdOpen(destroy: () => void): void {
+    this.stalled.add(destroy);
+  }
+
+  /** Resolves when no server-side work is left (a dropped install has finished, say). */
+  async idle(): Promise<void> {
+    while (this.flows.size > 0) await Promise.allSettled([...this.flows]);
+  }
+
+  async shutdown(): Promise<void> {
+    this.abort.abort();
+    for (const cancel of this.shutdowns.values()) cancel();
+    this.shutdowns.clear();
+    for (const destroy of this.stalled) destroy();
+    this.stalled.clear();
+    await this.idle();
+  }
+
+  /** Graceful shutdown: the VM stops after the guest takes its time. */
+  scheduleStop(vmid: number): void {
+    this.shutdowns.get(vmid)?.();
+    let cancelled = false;
+    const cancel = (): void => {
+      cancelled = true;
+    };
+    this.shutdowns.set(vmid, cancel);
+    this.track(
+      this.clock.sleep(this.cfg.durations.shutdownGrace).then(() => {
+        if (cancelled) return;
+        this.shutdowns.delete(vmid);
+        const vm = this.store.vms.get(vmid);
+        if (vm && vm.status === "running") {
+          vm.status = "stopped";
+          this.store.persist();
+          this.log(`VM ${vmid} reached stopped after shutdown`);
+        }
+      }),
+    );
+  }
+
+  cancelStop(vmid: number): void {
+    this.shutdowns.get(vmid)?.();
+    this.shutdowns.delete(vmid);
+  }
+}

@@ -1,0 +1,77 @@
+// The fault book: rules that make a given operation, step, VM or name fail in
+// one of the wire doc's shapes. Deterministic: the first matching rule (in the
+// order added) fires, and `times` counts down to its retirement.
+import { FaultRuleSchema, STEPS, describeZodError, normalizeStep, type FaultRule, type Op } from "./schemas";
+
+export interface FaultQuery {
+  op: Op;
+  step: string;
+  /** The VM concerned; 0 or undefined when not known yet. */
+  vmid?: number | undefined;
+  /** Names the VM answers to (requested name, real name). */
+  names?: readonly string[];
+}
+
+type Kind = FaultRule["kind"];
+
+interface Entry {
+  rule: FaultRule & { id: string };
+  remaining: number | null;
+}
+
+export class FaultBook {
+  private entries: Entry[] = [];
+  private nextId = 1;
+
+  constructor(private readonly onFire: (rule: FaultRule, q: FaultQuery) => void) {}
+
+  /** Validates and adds a rule; returns its id. */
+  add(input: unknown): string {
+    const parsed = FaultRuleSchema.safeParse(input);
+    if (!parsed.success) throw describeZodError("invalid fault rule", parsed.error);
+    const rule = parsed.data;
+    const id = rule.id ?? `fault-${this.nextId++}`;
+    if (this.entries.some((e) => e.rule.id === id)) throw new Error(`a fault rule with id "${id}" already exists`);
+    this.entries.push({ rule: { ...rule, id }, remaining: rule.times ?? null });
+    return id;
+  }
+
+  remove(id: string): boolean {
+    const before = this.entries.length;
+    this.entries = this.entries.filter((e) => e.rule.id !== id);
+    return this.entries.length !== before;
+  }
+
+  clear(): number {
+    const n = this.entries.length;
+    this.entries = [];
+    return n;
+  }
+
+  list(): FaultRule[] {
+    return this.entries.map((e) => ({ ...e.rule, ...(e.remaining === null ? {} : { times: e.remaining }) }));
+  }
+
+  /** The first matching rule of one of `kinds`, consumed once; undefined when none. */
+  take(q: FaultQuery, kinds: readonly Kind[]): FaultRule | undefined {
+    const entry = this.entries.find((e) => kinds.includes(e.rule.kind) && matches(e.rule, q));
+    if (!entry) return undefined;
+    if (entry.remaining !== null && --entry.remaining <= 0) this.remove(entry.rule.id);
+    this.onFire(entry.rule, q);
+    return entry.rule;
+  }
+}
+
+function matches(rule: FaultRule, q: FaultQuery): boolean {
+  if (rule.op !== undefined) {
+    const ops = Array.isArray(rule.op) ? rule.op : [rule.op];
+    if (!ops.includes(q.op)) return false;
+  }
+  // A rule without step strikes at the operation's first step; an http rule
+  // answers the request before any step, so its step does not matter.
+  const step = rule.step === undefined ? STEPS[q.op][0] : normalizeStep(rule.step);
+  if (rule.kind !== "http" && step !== q.step) return false;
+  if (rule.vmid !== undefined && rule.vmid !== q.vmid) return false;
+  if (rule.name !== undefined && !(q.names ?? []).includes(rule.name)) return false;
+  return true;
+}
