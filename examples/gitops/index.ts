@@ -1,0 +1,52 @@
+// The fleet of a stack, as data: stack config `vms` (in Pulumi.<stack>.yaml)
+// maps a VM's resource name to its settings. Changing the fleet is editing
+// that file in a pull request: CI previews the change on the pull request and
+// applies it when it is merged (see workflow.yml and README.md).
+import * as pulumi from "@pulumi/pulumi";
+import { Vm } from "go-pve-qemu-pulumi";
+
+interface VmSpec {
+  os: "debian" | "ubuntu" | "rockylinux";
+  version: string;
+  /** Name prefix on the server; default: the key. */
+  name?: string;
+  vmid?: number;
+  node?: string;
+  cpu?: number;
+  memoryMb?: number;
+  diskGb?: number;
+  user?: string;
+  sshPublicKey?: string;
+  running?: boolean;
+  /** Keys of other VMs of this fleet whose IP this VM depends on (it reboots when one changes). */
+  after?: string[];
+}
+
+const config = new pulumi.Config();
+const specs = config.requireObject<Record<string, VmSpec>>("vms");
+
+const vms: Record<string, Vm> = {};
+function declare(key: string, seen: string[] = []): Vm {
+  const existing = vms[key];
+  if (existing) return existing;
+  const spec = specs[key];
+  if (!spec) throw new Error(`vms.${seen.at(-1)}.after names "${key}", which is not in vms`);
+  if (seen.includes(key)) throw new Error(`vms: "after" forms a cycle: ${[...seen, key].join(" -> ")}`);
+  const { after = [], name = key, ...args } = spec;
+  const upstream = after.map((other) => declare(other, [...seen, key]));
+  const vm = new Vm(key, {
+    ...args,
+    name,
+    ...(upstream.length > 0 ? { rebootTriggers: upstream.map((u) => u.ip) } : {}),
+  });
+  vms[key] = vm;
+  return vm;
+}
+for (const key of Object.keys(specs)) declare(key);
+
+export const fleet = Object.fromEntries(
+  Object.entries(vms).map(([key, vm]) => [
+    key,
+    { vmName: vm.vmName, vmid: vm.vmid, ip: vm.ip, node: vm.node, cpu: vm.cpu, memoryMb: vm.memoryMb },
+  ]),
+);
