@@ -47,6 +47,11 @@ export interface VmArgs {
   connection?: pulumi.Input<VmConnectionArgs>;
   /** When an install fails after the VM was made: true destroys it at once; false (default) keeps it in state for the next `up`. */
   destroyOnCreateFailure?: pulumi.Input<boolean>;
+  /**
+   * Take the existing VM with `vmid` under management instead of installing one (import by VMID).
+   * Its os and name must match. Pulumi's `import` option cannot serve dynamic providers; this can.
+   */
+  adopt?: pulumi.Input<boolean>;
 }
 
 /** Type token of the resource: pulumi-nodejs:dynamic/goPveQemu:Vm. */

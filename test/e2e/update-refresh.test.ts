@@ -67,23 +67,37 @@ describe("updates", () => {
   });
 });
 
-describe("import", () => {
+describe("adopting an existing VM (import by VMID)", () => {
   let fleet: Fleet;
   beforeAll(async () => {
     fleet = await newFleet();
   });
   afterAll(() => fleet.dispose());
 
-  it("adopts an existing VM by its VMID, and then manages it", async () => {
+  const legacy = { os: "debian", version: "12", name: "legacy", vmid: 150, cpu: 2, memoryMb: 2048, diskGb: 16, adopt: true };
+
+  it("refuses to adopt a VM whose OS is not the one declared, and installs nothing", async () => {
     fleet.sim.addVm({ vmid: 150, name: "legacy-150", requestedName: "legacy", os: "debian", version: "12", cpu: 2, memoryMb: 2048, diskGb: 16, running: true, user: "debian" });
-    await fleet.setVms({ legacy: { os: "debian", version: "12", name: "legacy", vmid: 150, cpu: 2, memoryMb: 2048, diskGb: 16, importId: "150" } });
+    await fleet.setVms({ legacy: { ...legacy, os: "ubuntu", version: "24.04" } });
+    await expect(fleet.up()).rejects.toThrow(/adopt: VM legacy-150 \(150\) runs debian, not ubuntu/);
+    expect(fleet.sim.vms()).toHaveLength(1);
+    expect(fleet.resources().legacy).toBeUndefined();
+  });
+
+  it("adopts an existing VM by its VMID without installing, and then manages it", async () => {
+    const installs = fleet.sim.stats().installsStarted;
+    await fleet.setVms({ legacy });
     const result = await fleet.up();
-    expect(result.summary.resourceChanges).toMatchObject({ import: 1 });
+    expect(result.summary.resourceChanges).toMatchObject({ create: 1 });
+    expect(fleet.sim.stats().installsStarted).toBe(installs);
     expect(fleet.resources().legacy!.id).toBe("150");
     expect(fleet.sim.vms()).toHaveLength(1);
+    expect((await fleet.preview()).changeSummary).toEqual({ same: 2 });
 
-    await fleet.setVms({ legacy: { os: "debian", version: "12", name: "legacy", vmid: 150, cpu: 3, memoryMb: 2048, diskGb: 16 } });
+    await fleet.setVms({ legacy: { ...legacy, cpu: 3 } });
     await fleet.up();
     expect(fleet.sim.vm(150)!.cpu).toBe(3);
+    await fleet.destroy();
+    expect(fleet.sim.vms()).toEqual([]);
   });
 });

@@ -1,0 +1,41 @@
+// Adopt: take an existing VM under management instead of installing one.
+//
+// This is how a VM is imported by its VMID. Pulumi's own `import` reads a
+// resource before any state exists, and a Node.js dynamic provider cannot
+// serve that read (its host finds the provider in the state it does not have
+// yet), so the program declares the VM with `vmid` and `adopt: true` and the
+// create finds it, checks that it is the VM meant, and then converges it to
+// the declared inputs exactly as an update would.
+import { resolveConnection } from "./connection";
+import type { LifecycleContext } from "./context";
+import { LifecycleError } from "./errors";
+import type { VmInputs } from "./inputs";
+import type { CreateResult } from "./outcome";
+import { vmLabel } from "./power";
+import { read } from "./read";
+import { update } from "./update";
+
+export async function adopt(inputs: VmInputs, ctx: LifecycleContext): Promise<CreateResult> {
+  const vmid = inputs.vmid;
+  if (vmid === undefined) {
+    throw new LifecycleError("adopt: needs vmid: the VM to adopt is the one with that VMID");
+  }
+  const conn = resolveConnection(inputs.connection, ctx.connectionDefaults);
+  const found = await read(String(vmid), undefined, { ...ctx, connectionDefaults: conn });
+  if (found === undefined) {
+    throw new LifecycleError(`adopt: there is no VM ${vmid} on ${conn.endpoint}; remove adopt to install one`);
+  }
+  const label = vmLabel(vmid, found.state.vmName);
+  // The VM's Proxmox tag is its OS ("" when it has none): a different OS is a different VM.
+  if (found.state.os && found.state.os !== inputs.os) {
+    throw new LifecycleError(`adopt: VM ${label} runs ${found.state.os}, not ${inputs.os}; declare os "${found.state.os}"`);
+  }
+  if (inputs.name !== undefined && found.state.vmName !== `${inputs.name}-${vmid}`) {
+    throw new LifecycleError(
+      `adopt: VM ${vmid} is named ${JSON.stringify(found.state.vmName)}, not "${inputs.name}-${vmid}"; declare the name it has`,
+    );
+  }
+  ctx.reporter.info(`adopting VM ${label} on ${conn.endpoint} instead of installing one`);
+  const state = await update(String(vmid), found.state, inputs, ctx);
+  return { id: String(vmid), state };
+}

@@ -1,0 +1,78 @@
+// What every lifecycle function is given by its caller (the Pulumi glue, or a
+// test): where to report progress, how to get a client for a connection,
+// connection defaults, timing, and a cancellation signal. Nothing here knows
+// Pulumi.
+import type { GoPveQemuApi } from "../client/api";
+import { LifecycleError } from "./errors";
+import type { ConnectionDefaults, ResolvedConnection } from "./connection";
+
+export type { ResolvedConnection, ConnectionDefaults, ConnectionSettings } from "./connection";
+
+/** Progress and warnings for the user; the glue logs through Pulumi, tests capture lines. */
+export interface Reporter {
+  info(msg: string): void;
+  warn(msg: string): void;
+  debug(msg: string): void;
+}
+
+/** How long to wait for things on the server. Tests shrink these. */
+export interface Timing {
+  /** Between two polls of list/status. */
+  pollIntervalMs: number;
+  /** A graceful shutdown may take this long before we fall back to a hard stop. */
+  shutdownTimeoutMs: number;
+  /** After a hard stop, how long until status must say `stopped`. */
+  stopTimeoutMs: number;
+  /**
+   * After the install stream was lost (dropped, silent), how long to keep
+   * asking the server for the VM. The server's own SSH waits take up to ~10
+   * minutes twice, so the default is generous.
+   */
+  followTimeoutMs: number;
+  /** After a successful install or start, how long the list may lag behind. */
+  confirmTimeoutMs: number;
+  /** After destroy, how long until the VM must be gone from the list. */
+  goneTimeoutMs: number;
+}
+
+export const DEFAULT_TIMING: Timing = {
+  pollIntervalMs: 2_000,
+  shutdownTimeoutMs: 180_000,
+  stopTimeoutMs: 60_000,
+  followTimeoutMs: 25 * 60_000,
+  confirmTimeoutMs: 60_000,
+  goneTimeoutMs: 120_000,
+};
+
+export interface LifecycleContext {
+  reporter: Reporter;
+  /** A client for this connection. The caller owns clients (may cache and close them); the lifecycle never closes one. */
+  client(conn: ResolvedConnection): GoPveQemuApi;
+  /** Stack config goPveQemu:endpoint/token, then env GO_PVE_QEMU_ENDPOINT/GO_PVE_QEMU_TOKEN, resolved by the glue. */
+  connectionDefaults?: ConnectionDefaults;
+  timing?: Partial<Timing>;
+  signal?: AbortSignal;
+}
+
+export function timingOf(ctx: LifecycleContext): Timing {
+  return { ...DEFAULT_TIMING, ...ctx.timing };
+}
+
+/** Resolves after `ms`, or rejects when the signal fires. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new LifecycleError("cancelled"));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new LifecycleError("cancelled"));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,130 @@
+// Replace, update in place, or nothing. Compared against what the VM has and
+// the desired values kept in state, never against raw server numbers alone:
+// an omitted input equals the default the server applied, a request above a
+// limit the server revealed equals that limit, so a second `up` is a no-op.
+//
+// Decisions:
+// - Replace: os, version, name, vmid, user, password, sshPublicKey (only the
+//   install sets them).
+// - An omitted password is never a change: a generated one is kept, and so is
+//   an explicit one the user later removes (the VM's password does not change
+//   by omitting it).
+// - connection is never a replace: it only says where we talk to the server.
+//   A field set explicitly that differs from the stored connection is an
+//   in-place update (state records the new connection); an omitted field keeps
+//   the stored one, so changing stack defaults does not move existing VMs.
+// - destroyOnCreateFailure and adopt only matter during create: never a change.
+// - A disk larger than asked for (grown outside Pulumi) is left alone: it
+//   cannot shrink; check rejects lowering the desired size.
+// - delete-before-replace when the new VM pins the same VMID (or one not yet
+//   known): both cannot exist at once. A different pinned VMID, or none, is
+//   created first, then the old VM is deleted.
+// - An UNKNOWN value (preview) is a change of that property, a replace for a
+//   replace property.
+// - An imported VM (state.imported) has no version, user, password, key or
+//   triggers on record: those are not compared until the next update records them.
+import { endpointKey } from "./connection";
+import { containsUnknown, isUnknown } from "./inputs";
+import type { ConnectionInput, VmInputs } from "./inputs";
+import { nameFromVmName, parseState } from "./state";
+import type { VmState } from "./state";
+import { nodeChange, sizeChange, targetRunning, targetUser, triggersChanged } from "./targets";
+
+export interface DiffResult {
+  changes: boolean;
+  /** input names whose change needs a new VM */
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+  /** input names updated in place */
+  update: string[];
+}
+
+export function diff(id: string, olds: VmState, news: VmInputs): DiffResult {
+  const old = parseState(olds, id);
+  const was = old.inputs ?? {};
+  const imported = old.imported === true;
+  const replaces: string[] = [];
+  const update: string[] = [];
+  const replaceIf = (key: string, changed: boolean): void => {
+    if (changed) replaces.push(key);
+  };
+  const updateIf = (key: string, changed: boolean): void => {
+    if (changed) update.push(key);
+  };
+
+  // ---- replace properties
+  const oldOs = was.os ?? old.os;
+  replaceIf("os", isUnknown(news.os) || (oldOs !== undefined && news.os !== oldOs));
+
+  const oldVersion = was.version ?? old.version;
+  replaceIf("version", isUnknown(news.version) || (oldVersion !== undefined && news.version !== oldVersion));
+
+  if (isUnknown(news.name)) replaces.push("name");
+  else if (old.inputs !== undefined || old.vmName !== undefined) {
+    const oldName = old.inputs !== undefined ? was.name : nameFromVmName(old.vmName, old.vmid);
+    replaceIf("name", (news.name || undefined) !== (oldName || undefined));
+  }
+
+  replaceIf("vmid", isUnknown(news.vmid) || (news.vmid !== undefined && news.vmid !== old.vmid));
+
+  if (isUnknown(news.user)) replaces.push("user");
+  else if (!imported) {
+    const oldUser = old.user ?? targetUser(was.user, oldOs);
+    const newOs = isUnknown(news.os) ? oldOs : news.os;
+    replaceIf("user", oldUser !== undefined && targetUser(news.user, newOs) !== oldUser);
+  }
+
+  replaceIf(
+    "password",
+    isUnknown(news.password) ||
+      (news.password !== undefined && old.password !== undefined && news.password !== old.password),
+  );
+
+  if (isUnknown(news.sshPublicKey)) replaces.push("sshPublicKey");
+  else if (!imported && old.inputs !== undefined) {
+    replaceIf("sshPublicKey", normKey(news.sshPublicKey) !== normKey(was.sshPublicKey));
+  }
+
+  // ---- in-place properties
+  for (const key of ["cpu", "memoryMb", "diskGb"] as const) {
+    updateIf(key, isUnknown(news[key]) || sizeChange(old, key, news[key]) !== undefined);
+  }
+  updateIf("node", isUnknown(news.node) || nodeChange(old, news.node) !== undefined);
+  updateIf(
+    "running",
+    isUnknown(news.running) || (old.running !== undefined && targetRunning(news.running) !== old.running),
+  );
+  updateIf("rebootTriggers", containsUnknown(news.rebootTriggers) || triggersChanged(old, news.rebootTriggers));
+  updateIf("connection", connectionChanged(old, news.connection));
+
+  const pinsSameVmid = news.vmid !== undefined && (isUnknown(news.vmid) || news.vmid === old.vmid);
+  return {
+    changes: replaces.length > 0 || update.length > 0,
+    replaces,
+    deleteBeforeReplace: replaces.length > 0 && pinsSameVmid,
+    update,
+  };
+}
+
+function normKey(key: string | undefined): string | undefined {
+  const k = key?.trim();
+  return k === "" ? undefined : k;
+}
+
+/** Only fields set explicitly in the inputs count (see the header). */
+function connectionChanged(old: VmState, conn: ConnectionInput | undefined): boolean {
+  if (conn === undefined) return false;
+  if (containsUnknown(conn)) return true;
+  const stored = old.connection;
+  if (stored === undefined) return conn.endpoint !== undefined;
+  if (conn.endpoint !== undefined && endpointKey(conn.endpoint) !== endpointKey(stored.endpoint)) return true;
+  if (conn.token !== undefined && conn.token !== stored.token) return true;
+  if (conn.caCert !== undefined && conn.caCert !== stored.caCert) return true;
+  if (conn.headers !== undefined && !sameRecord(conn.headers, stored.headers ?? {})) return true;
+  return false;
+}
+
+function sameRecord(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}

@@ -1,0 +1,344 @@
+// The resource's inputs: one zod schema (the type is inferred from it) and
+// `check`, which reports EVERY bad property at once, with its name and what is
+// allowed, before anything talks to the server.
+//
+// Values Pulumi does not know yet at preview arrive as the UNKNOWN sentinel
+// string; they are never validated (they are checked again once known).
+import { z } from "zod";
+import { OsSchema, SUPPORTED_VERSIONS } from "../client/schemas";
+import type { Os } from "../client/schemas";
+import { NO_ENDPOINT_HELP } from "./connection";
+import type { ConnectionDefaults } from "./connection";
+
+/** The value Pulumi passes for an input that is not known yet (preview). */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export function isUnknown(v: unknown): boolean {
+  return v === UNKNOWN;
+}
+
+/** True when the value, or anything inside it, is UNKNOWN. */
+export function containsUnknown(v: unknown): boolean {
+  if (v === UNKNOWN) return true;
+  if (Array.isArray(v)) return v.some(containsUnknown);
+  if (v !== null && typeof v === "object") return Object.values(v).some(containsUnknown);
+  return false;
+}
+
+// ---- limits, in one place ------------------------------------------------
+
+export const LIMITS = {
+  cpu: { min: 1, max: 32 },
+  memoryMb: { min: 512, max: 32768 },
+  diskGb: { min: 16 },
+  /** The VMID is also the last octet of the VM's IP. */
+  vmid: { min: 100, max: 254 },
+  /** The server names the VM `<name>-<vmid>`; that must stay a 63-character DNS label. */
+  nameMax: 59,
+  nodeMax: 63,
+  userMax: 32,
+} as const;
+
+/**
+ * The documented defaults for omitted cpu / memoryMb / diskGb. create sends
+ * them explicitly (see installRequest), so they are what an omitted input means.
+ */
+export const SERVER_DEFAULTS = { cpu: 2, memoryMb: 2048, diskGb: 16 } as const;
+
+/** The default login user per OS (the server's initConfig). */
+export function defaultUser(os: Os | string | undefined): string | undefined {
+  switch (os) {
+    case "debian":
+      return "debian";
+    case "ubuntu":
+      return "ubuntu";
+    case "rockylinux":
+      return "rocky";
+    default:
+      return undefined;
+  }
+}
+
+// ---- messages ---------------------------------------------------------------
+
+/** A value as it should appear in a message (never used for secrets). */
+function show(v: unknown): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (v === undefined) return "nothing";
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "a list";
+  if (typeof v === "object") return "an object";
+  if (typeof v === "number" && !Number.isFinite(v)) return String(v);
+  return String(v);
+}
+
+function intField(prop: string, min: number, max: number | undefined, note = "") {
+  const allowed = max === undefined ? `integers >= ${min}` : `${min}..${max}`;
+  const tail = `; allowed ${allowed}${note}`;
+  let s = z
+    .number({ error: (iss) => `${prop}: ${show(iss.input)} is not a number${tail}` })
+    .int({ error: (iss) => `${prop}: ${show(iss.input)} is not an integer${tail}` })
+    .min(min, {
+      error: (iss) => `${prop}: ${show(iss.input)} is ${max === undefined ? "too small" : "out of range"}${tail}`,
+    });
+  if (max !== undefined) s = s.max(max, { error: (iss) => `${prop}: ${show(iss.input)} is out of range${tail}` });
+  return s;
+}
+
+function boolField(prop: string) {
+  return z.boolean({ error: (iss) => `${prop}: ${show(iss.input)} is not a boolean; allowed true or false` });
+}
+
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
+
+function labelField(prop: string, max: number, why: string) {
+  const rule = `use letters, digits and hyphens (not first or last), at most ${max} characters${why}`;
+  return z
+    .string({ error: (iss) => `${prop}: ${show(iss.input)} is not a string; ${rule}` })
+    .refine((s) => LABEL.test(s) && s.length <= max, {
+      error: (iss) => `${prop}: ${show(iss.input)} is not allowed; ${rule}`,
+    });
+}
+
+const LINUX_USER = /^[a-z_][a-z0-9_-]*$/;
+const SSH_KEY = /^[A-Za-z0-9@.-]+ [A-Za-z0-9+/]+={0,3}(?: [^\r\n]*)?$/;
+// Control characters (newlines included) would break the server's command line.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+const osList = OsSchema.options.join(", ");
+
+// ---- the schema ---------------------------------------------------------------
+
+export const ConnectionInputSchema = z.object(
+  {
+    endpoint: z
+      .string({
+        error: (iss) =>
+          `connection.endpoint: ${show(iss.input)} is not a string; give an http(s) URL such as http://10.0.0.5:8080`,
+      })
+      .refine(isHttpUrl, {
+        error: (iss) =>
+          `connection.endpoint: ${show(iss.input)} is not an http(s) URL; give one such as http://10.0.0.5:8080`,
+      })
+      .optional(),
+    // The token is a secret: its value is never shown.
+    token: z.string({ error: "connection.token: must be a string (its value is not shown)" }).optional(),
+    headers: z
+      .record(
+        z.string(),
+        z.string({ error: "connection.headers: must be an object of string values (values not shown)" }),
+        {
+          error: "connection.headers: must be an object of string values (values not shown)",
+        },
+      )
+      .optional(),
+    caCert: z
+      .string({
+        error: (iss) =>
+          `connection.caCert: ${show(iss.input)} is not a string; give PEM text (-----BEGIN CERTIFICATE-----...)`,
+      })
+      .refine((s) => s.includes("-----BEGIN"), {
+        error: "connection.caCert: is not PEM text; give one or more -----BEGIN CERTIFICATE----- blocks",
+      })
+      .optional(),
+  },
+  { error: (iss) => `connection: ${show(iss.input)} is not an object; allowed keys endpoint, token, headers, caCert` },
+);
+
+export const VmInputsSchema = z.object({
+  os: z.enum(OsSchema.options, {
+    error: (iss) =>
+      iss.input === undefined
+        ? `os: is required; allowed ${osList}`
+        : `os: ${show(iss.input)} is not supported; allowed ${osList}`,
+  }),
+  version: z.string({
+    error: (iss) =>
+      iss.input === undefined
+        ? 'version: is required (e.g. "24.04" for ubuntu)'
+        : `version: ${show(iss.input)} is not a string`,
+  }),
+  name: labelField(
+    "name",
+    LIMITS.nameMax,
+    ` (the server appends "-<vmid>", and the whole name must fit a 63-character DNS label)`,
+  ).optional(),
+  vmid: intField(
+    "vmid",
+    LIMITS.vmid.min,
+    LIMITS.vmid.max,
+    " (the VMID is also the last octet of the VM's IP)",
+  ).optional(),
+  node: labelField("node", LIMITS.nodeMax, " (a Proxmox node name)").optional(),
+  cpu: intField("cpu", LIMITS.cpu.min, LIMITS.cpu.max).optional(),
+  memoryMb: intField("memoryMb", LIMITS.memoryMb.min, LIMITS.memoryMb.max).optional(),
+  diskGb: intField("diskGb", LIMITS.diskGb.min, undefined).optional(),
+  user: z
+    .string({ error: (iss) => `user: ${show(iss.input)} is not a string` })
+    .refine((s) => LINUX_USER.test(s) && s.length <= LIMITS.userMax, {
+      error: (iss) =>
+        `user: ${show(iss.input)} is not a valid Linux user name; use lowercase letters, digits, "_" and "-", starting with a letter or "_", at most ${LIMITS.userMax} characters`,
+    })
+    .optional(),
+  // The password is a secret: its value is never shown.
+  password: z
+    .string({ error: "password: must be a string (its value is not shown)" })
+    .min(1, { error: "password: must not be empty (omit it to get a generated one)" })
+    .refine((s) => !CONTROL.test(s), { error: "password: must not contain newlines or control characters" })
+    .optional(),
+  sshPublicKey: z
+    .string({ error: (iss) => `sshPublicKey: ${show(iss.input)} is not a string` })
+    .refine((s) => SSH_KEY.test(s.trim()), {
+      error: 'sshPublicKey: is not one OpenSSH public key line; give e.g. "ssh-ed25519 AAAAC3... me@host"',
+    })
+    .optional(),
+  running: boolField("running").optional(),
+  rebootTriggers: z
+    .array(
+      z.string({
+        error: (iss) => `rebootTriggers: item ${show(iss.input)} is not a string; allowed a list of strings`,
+      }),
+      {
+        error: (iss) => `rebootTriggers: ${show(iss.input)} is not a list; allowed a list of strings`,
+      },
+    )
+    .optional(),
+  connection: ConnectionInputSchema.optional(),
+  destroyOnCreateFailure: boolField("destroyOnCreateFailure").optional(),
+  /** Take the existing VM with `vmid` under management instead of installing one (import by VMID). */
+  adopt: boolField("adopt").optional(),
+});
+
+/** The inputs after check. At preview any value may still be UNKNOWN. */
+export type VmInputs = z.infer<typeof VmInputsSchema>;
+export type ConnectionInput = z.infer<typeof ConnectionInputSchema>;
+
+/** Input names, in schema order. */
+export const INPUT_KEYS = Object.keys(VmInputsSchema.shape) as Array<keyof VmInputs>;
+
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+export interface CheckResult {
+  inputs: VmInputs;
+  failures: CheckFailure[];
+}
+
+export interface CheckOptions {
+  /** When given, a missing endpoint (no connection.endpoint and no default) is reported here, not at create. */
+  connectionDefaults?: ConnectionDefaults;
+}
+
+/**
+ * Validates new inputs against the schema and against the old inputs (a disk
+ * cannot shrink). Returns the inputs to use (only known keys; null means
+ * omitted) and every failure.
+ */
+export function check(olds: unknown, news: unknown, options?: CheckOptions): CheckResult {
+  const failures: CheckFailure[] = [];
+  const raw = isRecord(news) ? news : {};
+  if (!isRecord(news)) failures.push({ property: "", reason: `the inputs are ${show(news)}, not an object` });
+
+  // Only the inputs we know; null is "not set" (Pulumi passes null for some omitted values).
+  const inputs: Record<string, unknown> = {};
+  for (const key of INPUT_KEYS) {
+    const v = raw[key];
+    if (v !== undefined && v !== null) inputs[key] = isRecord(v) ? dropNulls(v) : v;
+  }
+
+  // Validate a copy without unknown values: they are checked once known.
+  const known = withoutUnknowns(inputs);
+  const parsed = VmInputsSchema.safeParse(known);
+  if (!parsed.success) {
+    // A required value that is unknown was left out of the copy: not a failure.
+    const seen = new Set<string>(Object.keys(inputs).filter((k) => isUnknown(inputs[k])));
+    for (const issue of parsed.error.issues) {
+      const property = propertyOf(issue.path);
+      if (seen.has(property)) continue; // one reason per property: the first is the most telling
+      seen.add(property);
+      failures.push({ property, reason: issue.message });
+    }
+  }
+  const failed = new Set(failures.map((f) => f.property));
+
+  // os/version pairs: list the versions of the given os.
+  const os = known.os;
+  const version = known.version;
+  if (typeof os === "string" && !failed.has("os") && typeof version === "string" && !failed.has("version")) {
+    const allowed = SUPPORTED_VERSIONS[os as Os] as readonly string[];
+    if (!allowed.includes(version)) {
+      failures.push({
+        property: "version",
+        reason: `version: ${show(version)} is not supported for ${os}; allowed ${allowed.join(", ")}`,
+      });
+    }
+  }
+
+  // Adoption names the VM by its VMID.
+  if (known.adopt === true && !failed.has("adopt") && inputs.vmid === undefined) {
+    failures.push({ property: "adopt", reason: "adopt: needs vmid; the VM to adopt is the one with that VMID" });
+  }
+
+  // The server can only grow a disk.
+  const oldDisk = isRecord(olds) ? olds.diskGb : undefined;
+  const newDisk = known.diskGb;
+  if (typeof oldDisk === "number" && typeof newDisk === "number" && !failed.has("diskGb") && newDisk < oldDisk) {
+    failures.push({
+      property: "diskGb",
+      reason: `diskGb cannot shrink from ${oldDisk} to ${newDisk}: the server can only grow a disk; keep ${oldDisk} or more, or replace the VM`,
+    });
+  }
+
+  // No endpoint anywhere: say so now rather than at create.
+  if (options && !failed.has("connection") && !failed.has("connection.endpoint")) {
+    const conn = inputs.connection;
+    const own = isRecord(conn) ? conn.endpoint : undefined;
+    const unknown = isUnknown(conn) || isUnknown(own);
+    const hasDefault =
+      typeof options.connectionDefaults?.endpoint === "string" && options.connectionDefaults.endpoint !== "";
+    if (!unknown && (own === undefined || own === "") && !hasDefault) {
+      failures.push({ property: "connection.endpoint", reason: `connection.endpoint: ${NO_ENDPOINT_HELP}` });
+    }
+  }
+
+  return { inputs: inputs as VmInputs, failures };
+}
+
+/** "cpu", "connection.endpoint"; list items and header names are reported as their list / object. */
+function propertyOf(path: PropertyKey[]): string {
+  const [top, second] = path;
+  if (top === undefined) return "";
+  return top === "connection" && typeof second === "string" ? `connection.${second}` : String(top);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+function dropNulls(obj: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) if (v !== null && v !== undefined) out[k] = v;
+  return out;
+}
+
+/** A copy with UNKNOWN values left out, one level deep (connection); list items and header values are strings anyway. */
+function withoutUnknowns(inputs: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(inputs)) {
+    if (isUnknown(v)) continue;
+    out[k] = isRecord(v) ? Object.fromEntries(Object.entries(v).filter(([, iv]) => !isUnknown(iv))) : v;
+  }
+  return out;
+}

@@ -1,0 +1,173 @@
+// What a create ends in, once the server has been asked: a VM recorded with
+// a state true to it (success), a partial create, or a destroyed VM with a
+// plain error (destroyOnCreateFailure). Shared by create.ts (the confirmed
+// path and stream failures) and follow.ts (the followed path).
+import type { GoPveQemuApi } from "../client/api";
+import type { InstallRequest, VmEntry } from "../client/schemas";
+import type { InstallFacts } from "../client/stream/types";
+import type { ResolvedConnection } from "./connection";
+import type { LifecycleContext } from "./context";
+import { destroyVm } from "./delete";
+import { LifecycleError, PartialCreateError } from "./errors";
+import { SERVER_DEFAULTS, defaultUser } from "./inputs";
+import type { VmInputs } from "./inputs";
+import { diskFromList, memoryFromList } from "./listing";
+import { RUNNING, isDisabled, shutdownAndWait, vmLabel } from "./power";
+import { errorText, safeCause } from "./redact";
+import type { Redactor } from "./redact";
+import { desiredOf, dropUndefined, realName } from "./state";
+import type { VmState } from "./state";
+
+export interface CreateResult {
+  id: string;
+  state: VmState;
+}
+
+/** Everything one create needs, built once. */
+export interface InstallJob {
+  inputs: VmInputs;
+  conn: ResolvedConnection;
+  client: GoPveQemuApi;
+  password: string;
+  passwordGenerated: boolean;
+  redact: Redactor;
+  ctx: LifecycleContext;
+  request: InstallRequest;
+  /** endpoint key for the VMID gate */
+  key: string;
+}
+
+/** What the server knows of the VM at some moment. */
+export interface Sighting {
+  facts: Partial<InstallFacts>;
+  entry?: VmEntry;
+  status?: string;
+}
+
+const LIMIT_NAMES = { cpu: "VM_MAX_CPU", memoryMb: "VM_MAX_RAM", diskGb: "VM_MAX_DISK" } as const;
+
+/**
+ * The VM exists and runs: record it, say what the server clamped, and apply
+ * `running: false`. Shared by the confirmed path and the followed path.
+ */
+export async function finishCreate(job: InstallJob, seen: Sighting, completed: boolean): Promise<CreateResult> {
+  const { ctx, inputs } = job;
+  const state = stateFrom(job, seen, completed);
+  for (const key of ["cpu", "memoryMb", "diskGb"] as const) {
+    const c = state.clamped?.[key];
+    if (c) {
+      ctx.reporter.warn(
+        `${key} ${c.requested} was clamped by the server to ${c.limit} (its ${LIMIT_NAMES[key]}); ` +
+          `asking for ${c.limit} or more has the same effect, so it is not shown as a change later`,
+      );
+    }
+  }
+  const label = vmLabel(state.vmid, state.vmName);
+  if (inputs.running === false && state.running) {
+    ctx.reporter.info(`running is false: shutting down VM ${label}`);
+    try {
+      await shutdownAndWait(job.client, state.vmid, label, ctx, job.redact);
+      state.running = false;
+    } catch (err) {
+      throw new PartialCreateError({
+        id: String(state.vmid),
+        state,
+        reasons: [
+          `VM ${label} was installed, but shutting it down (running: false) failed: ${errorText(err, job.redact)}`,
+        ],
+        cause: safeCause(err, job.redact),
+      });
+    }
+  }
+  ctx.reporter.info(
+    `VM ${label} is ready${state.ip ? ` at ${state.ip}` : ""}${state.node ? ` on node ${state.node}` : ""}`,
+  );
+  return { id: String(state.vmid), state };
+}
+
+/** A state true to what is known of the VM. */
+export function stateFrom(job: InstallJob, seen: Sighting, completed: boolean, problem?: string): VmState {
+  const { inputs, conn } = job;
+  const facts = seen.facts;
+  const vmid = facts.vmid ?? inputs.vmid;
+  if (vmid === undefined) throw new Error("stateFrom needs a VMID");
+  const entry = seen.entry;
+
+  // Real values: the list for cpu (exact), clamping facts, else what was asked (defaults applied).
+  const want = {
+    cpu: inputs.cpu ?? SERVER_DEFAULTS.cpu,
+    memoryMb: inputs.memoryMb ?? SERVER_DEFAULTS.memoryMb,
+    diskGb: inputs.diskGb ?? SERVER_DEFAULTS.diskGb,
+  };
+  const cpu = entry?.cpu ?? facts.cpu ?? want.cpu;
+  const memoryKnown = facts.memoryMb ?? want.memoryMb;
+  const memoryMb = entry ? memoryFromList(entry.memory, memoryKnown) : memoryKnown;
+  const diskKnown = facts.diskGb ?? want.diskGb;
+  const diskGb = entry ? diskFromList(entry.disk, diskKnown) : diskKnown;
+  const actual = { cpu, memoryMb, diskGb };
+
+  const clamped: NonNullable<VmState["clamped"]> = {};
+  for (const key of ["cpu", "memoryMb", "diskGb"] as const) {
+    // Only a cut the server announced, or one the list proves (less than asked).
+    if (actual[key] < want[key] && (facts[key] !== undefined || entry !== undefined)) {
+      clamped[key] = { requested: want[key], limit: actual[key] };
+    }
+  }
+
+  const running = seen.status !== undefined ? seen.status === RUNNING : entry?.running;
+  return dropUndefined<VmState>({
+    vmid,
+    vmName: entry?.name ?? facts.realName ?? realName(inputs.name, vmid),
+    ip: facts.ip,
+    node: entry && !isDisabled(entry) ? entry.node : inputs.node,
+    os: inputs.os,
+    version: inputs.version,
+    user: facts.user ?? inputs.user ?? defaultUser(inputs.os),
+    cpu,
+    memoryMb,
+    diskGb,
+    running,
+    password: job.password,
+    passwordGenerated: job.passwordGenerated ? true : undefined,
+    connection: conn,
+    inputs: desiredOf(inputs),
+    clamped: Object.keys(clamped).length > 0 ? clamped : undefined,
+    disabled: entry && isDisabled(entry) ? true : undefined,
+    installComplete: completed,
+    installProblem: completed || problem === undefined ? undefined : problem.split("\n")[0],
+  });
+}
+
+/**
+ * A VM of ours exists but the create did not succeed: PartialCreateError, or
+ * with destroyOnCreateFailure destroy it and throw a plain error.
+ */
+export async function failWithVm(job: InstallJob, seen: Sighting, reasons: string[], cause?: unknown): Promise<never> {
+  const { ctx, redact } = job;
+  const state = stateFrom(job, seen, false, reasons.join("; "));
+  const label = vmLabel(state.vmid, state.vmName);
+  const safe = reasons.map(redact);
+  if (job.inputs.destroyOnCreateFailure === true && seen.entry !== undefined) {
+    ctx.reporter.warn(`destroyOnCreateFailure: destroying VM ${label}`);
+    let destroyError: unknown;
+    try {
+      await destroyVm(job.client, state.vmid, label, ctx, redact);
+    } catch (err) {
+      destroyError = err ?? new Error("unknown error");
+    }
+    if (destroyError === undefined) {
+      throw new LifecycleError(`${safe.join("; ")}; VM ${label} was destroyed (destroyOnCreateFailure)`, {
+        cause: safeCause(cause, redact),
+      });
+    }
+    safe.push(
+      `destroying it (destroyOnCreateFailure) failed too: ${errorText(destroyError, redact)}; it is kept in state`,
+    );
+  } else {
+    safe.push(
+      `VM ${label} exists and is kept in state: the next \`pulumi up\` reconciles it, \`pulumi destroy\` removes it, ` +
+        "and `pulumi up --replace` reinstalls it",
+    );
+  }
+  throw new PartialCreateError({ id: String(state.vmid), state, reasons: safe, cause: safeCause(cause, redact) });
+}

@@ -1,0 +1,172 @@
+// Read: refresh a VM from the server's list (+ `status` for the power state),
+// or import one by its VMID.
+//
+// - Gone from the list -> undefined (the glue removes it from state).
+// - Listed under the same VMID but another name -> ours is gone and the VMID
+//   was reused: undefined too, with a warning (adopting a stranger's VM would
+//   let a later `destroy` remove it).
+// - Drift in cpu, memory, disk, node and power becomes the new state (and a
+//   line per change); the next `up` corrects it (diff compares with the VM).
+// - The list's GiB truncation is not drift (listing.ts).
+// - A disabled VM (node "-", the server's .go_qemu_disabled file) lists no
+//   real values: the known ones are kept, `disabled` is set and said plainly.
+// - Import (no prior state): a full state from the list entry. The server
+//   does not know the OS version, user, password, key or triggers: they stay
+//   unset, `imported` is set, and diff does not compare them until the next
+//   update records what the program says. The IP is unknown too (it depends
+//   on the server's gateway). The connection comes from the defaults.
+import { OsSchema } from "../client/schemas";
+import type { GoPveQemuApi } from "../client/api";
+import type { VmEntry } from "../client/schemas";
+import { connectionSecrets, resolveConnection } from "./connection";
+import type { LifecycleContext } from "./context";
+import { LifecycleError } from "./errors";
+import type { VmInputs } from "./inputs";
+import { diskFromList, memoryFromList } from "./listing";
+import { RUNNING, findEntry, isDisabled, vmLabel } from "./power";
+import { errorText, redactor, safeCause } from "./redact";
+import { dropUndefined, nameFromVmName, parseState, vmidFromId } from "./state";
+import type { Desired, VmState } from "./state";
+
+export interface ReadResult {
+  id: string;
+  state: VmState;
+  /** Only on import: the inputs that describe the VM as found. */
+  inputs?: VmInputs;
+}
+
+export async function read(
+  id: string,
+  olds: Partial<VmState> | undefined,
+  ctx: LifecycleContext,
+): Promise<ReadResult | undefined> {
+  const importing =
+    olds === undefined || (olds.vmid === undefined && olds.connection === undefined && olds.inputs === undefined);
+  const vmid = vmidFromId(id) ?? olds?.vmid;
+  if (vmid === undefined) {
+    throw new LifecycleError(`${JSON.stringify(id)} is not a VMID; a VM is read or imported by its VMID, e.g. 101`);
+  }
+  const prior = importing ? undefined : parseState(olds, id);
+  const conn = prior?.connection ?? resolveConnection(undefined, ctx.connectionDefaults);
+  const client = ctx.client(conn);
+  const redact = redactor([prior?.password, ...connectionSecrets(conn)]);
+  const label = vmLabel(vmid, prior?.vmName);
+
+  let entry: VmEntry | undefined;
+  try {
+    entry = await findEntry(client, vmid, ctx.signal);
+  } catch (err) {
+    throw new LifecycleError(
+      `could not list the VMs on ${conn.endpoint} to read VM ${label}: ${errorText(err, redact)}`,
+      {
+        cause: safeCause(err, redact),
+      },
+    );
+  }
+  if (entry === undefined) {
+    ctx.reporter.info(`VM ${label} no longer exists on ${conn.endpoint}`);
+    return undefined;
+  }
+  const disabled = isDisabled(entry);
+  if (!disabled && prior?.vmName !== undefined && entry.name !== prior.vmName) {
+    ctx.reporter.warn(
+      `VMID ${vmid} on ${conn.endpoint} now belongs to a VM named ${JSON.stringify(entry.name)}, not ${JSON.stringify(prior.vmName)}: ` +
+        "this resource's VM is gone (its VMID was reused); the other VM is left alone",
+    );
+    return undefined;
+  }
+  if (disabled) {
+    ctx.reporter.warn(
+      `VM ${label} is in the server's disabled list (.go_qemu_disabled; it lists with node "-"): the server refuses to control it, ` +
+        "and it reports no cpu, memory, disk or node for it; the last known values are kept",
+    );
+  }
+
+  const status = disabled ? undefined : await readStatus(client, vmid, ctx.signal);
+  const running = status !== undefined ? status === RUNNING : disabled ? prior?.running : entry.running;
+
+  if (prior === undefined) return imported(vmid, entry, running, conn, ctx);
+
+  const next: VmState = dropUndefined({
+    ...prior,
+    vmName: disabled ? prior.vmName : entry.name,
+    os: validOs(entry.os) ?? prior.os,
+    node: disabled ? prior.node : entry.node,
+    cpu: disabled ? prior.cpu : entry.cpu,
+    memoryMb: disabled ? prior.memoryMb : memoryFromList(entry.memory, prior.memoryMb),
+    diskGb: disabled ? prior.diskGb : diskFromList(entry.disk, prior.diskGb),
+    running,
+    connection: conn,
+    disabled: disabled ? true : undefined,
+  });
+  reportDrift(prior, next, label, ctx);
+  return { id: String(vmid), state: next };
+}
+
+/** The power state word, or undefined when the server cannot say (the list's flag is used then). */
+async function readStatus(client: GoPveQemuApi, vmid: number, signal?: AbortSignal): Promise<string | undefined> {
+  try {
+    return await client.status(vmid, { signal });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    return undefined;
+  }
+}
+
+function validOs(os: string): VmState["os"] {
+  return OsSchema.safeParse(os).success ? os : undefined;
+}
+
+function imported(
+  vmid: number,
+  entry: VmEntry,
+  running: boolean | undefined,
+  conn: VmState["connection"],
+  ctx: LifecycleContext,
+): ReadResult {
+  const disabled = isDisabled(entry);
+  const os = validOs(entry.os);
+  const name = nameFromVmName(entry.name, vmid);
+  const desired: Desired = dropUndefined({
+    os,
+    name,
+    vmid,
+    node: disabled ? undefined : entry.node,
+    cpu: disabled ? undefined : entry.cpu,
+    memoryMb: disabled ? undefined : entry.memory * 1024,
+    diskGb: disabled ? undefined : entry.disk,
+    running,
+  });
+  const state: VmState = dropUndefined({
+    vmid,
+    vmName: entry.name,
+    os,
+    node: desired.node,
+    cpu: desired.cpu,
+    memoryMb: desired.memoryMb,
+    diskGb: desired.diskGb,
+    running,
+    connection: conn,
+    inputs: desired,
+    imported: true,
+    disabled: disabled ? true : undefined,
+  });
+  ctx.reporter.info(
+    `imported VM ${vmLabel(vmid, entry.name)}: os ${os ?? "unknown"}, the version, user, password and IP are not known to the server's list` +
+      (entry.memory > 0 ? `; memory reads as whole GiB (${entry.memory * 1024} MB)` : ""),
+  );
+  const { name: n, vmid: v, node, cpu, memoryMb, diskGb } = desired;
+  const inputs = dropUndefined({ os, name: n, vmid: v, node, cpu, memoryMb, diskGb, running }) as VmInputs;
+  return { id: String(vmid), state, inputs };
+}
+
+function reportDrift(prior: VmState, next: VmState, label: string, ctx: LifecycleContext): void {
+  const changes: string[] = [];
+  for (const key of ["cpu", "memoryMb", "diskGb", "node", "running"] as const) {
+    if (prior[key] !== undefined && prior[key] !== next[key])
+      changes.push(`${key} ${String(prior[key])} -> ${String(next[key])}`);
+  }
+  if (changes.length > 0) {
+    ctx.reporter.info(`VM ${label} differs from the last known state (changed outside Pulumi?): ${changes.join(", ")}`);
+  }
+}

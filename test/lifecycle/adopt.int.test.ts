@@ -1,0 +1,63 @@
+// adopt: an existing VM taken under management by its VMID (the import path
+// of this provider), against the simulator.
+import { check, create, diff, LifecycleError } from "../../provider/lifecycle";
+import { startHarness } from "./harness";
+import type { Harness } from "./harness";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+function seed(vmid: number, patch: { cpu?: number; running?: boolean } = {}) {
+  h.sim.addVm({
+    vmid,
+    name: `old-${vmid}`,
+    requestedName: "old",
+    os: "debian",
+    version: "12",
+    cpu: patch.cpu ?? 2,
+    memoryMb: 2048,
+    diskGb: 16,
+    running: patch.running ?? true,
+    user: "debian",
+  });
+}
+
+test("adopts the VM without installing, converges it to the inputs, and a diff after is empty", async () => {
+  seed(160, { cpu: 2, running: false });
+  const installs = h.sim.stats().installsStarted;
+  const inputs = h.inputs({ os: "debian", version: "12", name: "old", vmid: 160, cpu: 3, adopt: true });
+  const ctx = h.ctx();
+  const { id, state } = await create(inputs, ctx);
+  expect(id).toBe("160");
+  expect(h.sim.stats().installsStarted).toBe(installs);
+  expect(h.sim.vm(160)).toMatchObject({ cpu: 3, running: true });
+  expect(state).toMatchObject({ vmid: 160, vmName: "old-160", cpu: 3, running: true });
+  expect(ctx.lines.some((l) => /adopting VM old-160 \(160\)/.test(l.msg))).toBe(true);
+  expect(diff(id, state, inputs).changes).toBe(false);
+  expect(h.orphans([state])).toEqual([]);
+});
+
+test("refuses a VM that does not exist, whose OS differs, or whose name differs", async () => {
+  await expect(create(h.inputs({ vmid: 170, adopt: true }), h.ctx())).rejects.toThrow(
+    new LifecycleError(`adopt: there is no VM 170 on ${h.endpoint}; remove adopt to install one`),
+  );
+  seed(171);
+  await expect(create(h.inputs({ os: "ubuntu", version: "24.04", vmid: 171, adopt: true }), h.ctx())).rejects.toThrow(
+    /adopt: VM old-171 \(171\) runs debian, not ubuntu/,
+  );
+  await expect(
+    create(h.inputs({ os: "debian", version: "12", name: "other", vmid: 171, adopt: true }), h.ctx()),
+  ).rejects.toThrow(/adopt: VM 171 is named "old-171", not "other-171"/);
+  // nothing was installed, nothing changed
+  expect(h.sim.vm(170)).toBeUndefined();
+  expect(h.sim.vm(171)).toMatchObject({ cpu: 2, running: true });
+});
+
+test("check: adopt needs a vmid", () => {
+  const { failures } = check({}, { os: "debian", version: "12", adopt: true });
+  expect(failures).toEqual([{ property: "adopt", reason: "adopt: needs vmid; the VM to adopt is the one with that VMID" }]);
+  expect(check({}, { os: "debian", version: "12", adopt: true, vmid: 150 }).failures).toEqual([]);
+});

@@ -1,0 +1,119 @@
+// The auto-assigned VMID race: the simulator reproduces it (two installs in
+// the gap between the server's pick and `creating VM` get the same VMID).
+import { create, LifecycleError } from "../../provider/lifecycle";
+import type { VmState } from "../../provider/lifecycle";
+import { messages, startHarness } from "./harness";
+
+describe("VMID race", () => {
+  test("control: twenty raw installs at once collide on this simulator", async () => {
+    const h = await startHarness();
+    try {
+      const client = h.rawClient();
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) =>
+          client.install({ os: "ubuntu", version: "24.04", name: `raw${i}`, passwd: "pw-123456" }),
+        ),
+      );
+      await h.sim.idle();
+      expect(h.sim.stats().vmidCollisions).toBeGreaterThan(0);
+      expect(results.filter((r) => r.status === "rejected").length).toBeGreaterThan(0);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test("twenty creates at once without vmid: zero collisions, twenty distinct running VMs", async () => {
+    const h = await startHarness();
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => create(h.inputs({ name: `web${i}` }), h.ctx())),
+      );
+      await h.sim.idle();
+      expect(h.sim.stats().vmidCollisions).toBe(0);
+      const ids = results.map((r) => r.state.vmid);
+      expect(new Set(ids).size).toBe(20);
+      expect(h.sim.vms().length).toBe(20);
+      expect(h.sim.vms().every((vm) => vm.status === "running")).toBe(true);
+      for (const r of results) expect(h.sim.vm(r.state.vmid)?.name).toBe(r.state.vmName);
+      expect(h.orphans(results.map((r) => r.state))).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test("auto and pinned creates mixed: zero collisions", async () => {
+    const h = await startHarness();
+    try {
+      const pinned = [100, 101, 102, 150, 151];
+      const runs = [
+        ...Array.from({ length: 5 }, (_, i) => create(h.inputs({ name: `a${i}` }), h.ctx())),
+        ...pinned.map((vmid) => create(h.inputs({ vmid }), h.ctx())),
+      ];
+      const settled = await Promise.allSettled(runs);
+      await h.sim.idle();
+      expect(h.sim.stats().vmidCollisions).toBe(0);
+      const states: VmState[] = [];
+      for (const s of settled) {
+        if (s.status === "fulfilled") states.push(s.value.state);
+        else {
+          // The only acceptable failure: a pinned VMID an auto install took first, refused before installing.
+          expect(s.reason).toBeInstanceOf(LifecycleError);
+          expect((s.reason as Error).message).toMatch(/^vmid \d+ is already in use/);
+        }
+      }
+      expect(states.length).toBeGreaterThanOrEqual(7);
+      expect(h.orphans(states)).toEqual([]);
+      expect(new Set(states.map((s) => s.vmid)).size).toBe(states.length);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test("losing the race to another client is retried once, automatically", async () => {
+    const h = await startHarness();
+    try {
+      // Our install is slow to reach `creating VM`; another client's install overtakes it with the same VMID.
+      h.sim.addFault({ kind: "delay", op: "install", step: "creating VM", name: "mine", ms: 600_000, times: 1 });
+      const ctx = h.ctx();
+      const ours = create(h.inputs({ name: "mine" }), ctx);
+      while (!messages(ctx.lines).some((m) => m.includes("auto-assigned VMID: 100")))
+        await new Promise((r) => setTimeout(r, 2));
+      await h.rawClient().install({ os: "ubuntu", version: "24.04", name: "theirs", passwd: "pw-123456" });
+      const { state } = await ours;
+      await h.sim.idle();
+      expect(h.sim.stats().vmidCollisions).toBe(1);
+      expect(state.vmid).toBe(101);
+      expect(h.sim.vm(100)?.name).toBe("theirs-100");
+      expect(messages(ctx.lines, "warn")).toContain(
+        'VMID 100 was taken by another VM ("theirs-100") while this install was preparing (the auto-assigned VMID race); retrying the install once (the server picks the next free VMID)',
+      );
+      expect(h.orphans([state, { vmid: 100 } as VmState])).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test("losing it twice fails plainly, with advice", async () => {
+    const h = await startHarness();
+    try {
+      h.sim.addFault({ kind: "delay", op: "install", step: "creating VM", name: "mine", ms: 600_000, times: 2 });
+      const ctx = h.ctx();
+      const ours = create(h.inputs({ name: "mine" }), ctx).catch((e: unknown) => e);
+      const raw = h.rawClient();
+      for (const vmid of [100, 101]) {
+        while (!messages(ctx.lines).some((m) => m.includes(`auto-assigned VMID: ${vmid}`)))
+          await new Promise((r) => setTimeout(r, 2));
+        await raw.install({ os: "ubuntu", version: "24.04", name: `theirs${vmid}`, passwd: "pw-123456" });
+      }
+      const err = await ours;
+      expect(err).toBeInstanceOf(LifecycleError);
+      expect((err as Error).message).toMatch(
+        /VMID 101 was taken by another VM.*happened again on the retry.*pin a vmid/,
+      );
+      await h.sim.idle();
+      expect(h.sim.vms().map((v) => v.name)).toEqual(["theirs100-100", "theirs101-101"]);
+    } finally {
+      await h.close();
+    }
+  });
+});

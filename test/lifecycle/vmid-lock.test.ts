@@ -1,0 +1,111 @@
+import { acquireInstallSlot, vmidsInFlight, waitingCount } from "../../provider/lifecycle/vmid-lock";
+
+let n = 0;
+const key = () => `test://gate-${++n}`;
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe("vmid gate", () => {
+  test("auto installs run one at a time until each has created its VM", async () => {
+    const k = key();
+    const a = await acquireInstallSlot(k, undefined);
+    let bGot = false;
+    const b = acquireInstallSlot(k, undefined).then((t) => ((bGot = true), t));
+    await tick();
+    expect(bGot).toBe(false);
+    a.vmidKnown(101);
+    await tick();
+    expect(bGot).toBe(false); // knowing the VMID is not enough for another auto install
+    a.created();
+    const tb = await b;
+    expect(bGot).toBe(true);
+    expect(vmidsInFlight(k)).toEqual(new Set([101]));
+    a.finish();
+    tb.finish();
+    expect(vmidsInFlight(k)).toEqual(new Set());
+  });
+
+  test("pinned installs run in parallel with each other", async () => {
+    const k = key();
+    const p1 = await acquireInstallSlot(k, 120);
+    const p2 = await acquireInstallSlot(k, 121);
+    expect(vmidsInFlight(k)).toEqual(new Set([120, 121]));
+    p1.finish();
+    p2.finish();
+  });
+
+  test("an auto install waits for pinned installs before their VM creation", async () => {
+    const k = key();
+    const p = await acquireInstallSlot(k, 120);
+    let got = false;
+    const a = acquireInstallSlot(k, undefined).then((t) => ((got = true), t));
+    await tick();
+    expect(got).toBe(false);
+    p.created();
+    (await a).finish();
+    expect(got).toBe(true);
+    p.finish();
+  });
+
+  test("a pinned install waits for an auto install until its VMID is known and different", async () => {
+    const k = key();
+    const a = await acquireInstallSlot(k, undefined);
+    let got120 = false;
+    let got101 = false;
+    const p120 = acquireInstallSlot(k, 120).then((t) => ((got120 = true), t));
+    const p101 = acquireInstallSlot(k, 101).then((t) => ((got101 = true), t));
+    await tick();
+    expect([got120, got101]).toEqual([false, false]);
+    a.vmidKnown(101);
+    await tick();
+    expect([got120, got101]).toEqual([true, false]); // 101 is the auto install's pick
+    a.created();
+    await tick();
+    expect(got101).toBe(true);
+    (await p120).finish();
+    (await p101).finish();
+    a.finish();
+  });
+
+  test("finish releases even without created (the install failed early); idempotent", async () => {
+    const k = key();
+    const a = await acquireInstallSlot(k, undefined);
+    const b = acquireInstallSlot(k, undefined);
+    a.finish();
+    a.finish();
+    a.created();
+    (await b).finish();
+    expect(waitingCount(k)).toBe(0);
+  });
+
+  test("waiters are served in arrival order", async () => {
+    const k = key();
+    const first = await acquireInstallSlot(k, undefined);
+    const order: number[] = [];
+    const waiters = [1, 2, 3].map((i) => acquireInstallSlot(k, undefined).then((t) => (order.push(i), t)));
+    for (let i = 0; i < 3; i++) {
+      (i === 0 ? first : await waiters[i - 1]!).finish();
+      await tick();
+    }
+    (await waiters[2]!).finish();
+    expect(order).toEqual([1, 2, 3]);
+  });
+
+  test("endpoints are independent", async () => {
+    const a = await acquireInstallSlot(key(), undefined);
+    const b = await acquireInstallSlot(key(), undefined);
+    a.finish();
+    b.finish();
+  });
+
+  test("a cancelled waiter leaves the queue", async () => {
+    const k = key();
+    const a = await acquireInstallSlot(k, undefined);
+    const ac = new AbortController();
+    const b = acquireInstallSlot(k, undefined, ac.signal);
+    expect(waitingCount(k)).toBe(1);
+    ac.abort();
+    await expect(b).rejects.toThrow(/cancelled while waiting/);
+    expect(waitingCount(k)).toBe(0);
+    a.finish();
+  });
+});
