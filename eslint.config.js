@@ -7,7 +7,15 @@ module.exports = tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { require: "readonly", module: "writable", process: "readonly", __dirname: "readonly", console: "readonly" } },
+    languageOptions: {
+      globals: {
+        require: "readonly",
+        module: "writable",
+        process: "readonly",
+        __dirname: "readonly",
+        console: "readonly",
+      },
+    },
     rules: {
       // The dynamic provider loads its implementation with require() by path on purpose.
       "@typescript-eslint/no-require-imports": "off",

@@ -8,7 +8,10 @@ module.exports = {
   transform: {
     "^.+\\.ts$": ["@swc/jest", { jsc: { target: "es2023" } }],
     // eventsource-parser ships ES modules only; jest runs CommonJS.
-    "node_modules/eventsource-parser/.+\\.js$": ["@swc/jest", { jsc: { target: "es2023" }, module: { type: "commonjs" } }],
+    "node_modules/eventsource-parser/.+\\.js$": [
+      "@swc/jest",
+      { jsc: { target: "es2023" }, module: { type: "commonjs" } },
+    ],
   },
   transformIgnorePatterns: ["node_modules/(?!eventsource-parser)"],
   testTimeout: 30_000,

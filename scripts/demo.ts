@@ -29,7 +29,10 @@ async function main(): Promise<void> {
   const stateDir = path.join(ROOT, ".pulumi-state");
   fs.mkdirSync(path.join(stateDir, "backend"), { recursive: true });
   fs.mkdirSync(path.join(ROOT, ".sim-state"), { recursive: true });
-  const env = { ...process.env, ...engineEnv({ backendDir: path.join(stateDir, "backend"), homeDir: path.join(stateDir, "home") }) };
+  const env = {
+    ...process.env,
+    ...engineEnv({ backendDir: path.join(stateDir, "backend"), homeDir: path.join(stateDir, "home") }),
+  };
 
   const sim = await startSimulator({
     port: Number(values.port),

@@ -23,12 +23,22 @@ export class GoPveQemuError extends Error {
 /** The request never got an answer: refused connection, DNS, TLS, connect or request timeout. */
 export class ConnectionError extends GoPveQemuError {}
 
+/**
+ * The caller's AbortSignal fired before a plain request got its answer. (A cancelled streamed
+ * operation is an OperationFailedError with shape "aborted", which also carries what it learned.)
+ * Not a ConnectionError: nothing is wrong with the connection, so it must not be retried as one.
+ */
+export class CancelledError extends GoPveQemuError {}
+
 /** A non-2xx answer. `serverMessage` is the body's message/error field, or its text. */
 export class HttpStatusError extends GoPveQemuError {
   readonly status: number;
   readonly serverMessage: string;
   constructor(status: number, serverMessage: string, ctx: ErrorContext) {
-    super(`${ctx.endpoint}${ctx.vmid !== undefined ? ` (VM ${ctx.vmid})` : ""} answered HTTP ${status}: ${serverMessage}`, ctx);
+    super(
+      `${ctx.endpoint}${ctx.vmid !== undefined ? ` (VM ${ctx.vmid})` : ""} answered HTTP ${status}: ${serverMessage}`,
+      ctx,
+    );
     this.status = status;
     this.serverMessage = serverMessage;
   }
@@ -50,6 +60,8 @@ export class OperationFailedError extends GoPveQemuError {
   readonly warnings: StreamWarning[];
   /** install only: what the stream had revealed before it failed */
   readonly facts?: InstallFacts;
+  /** id of the last fully processed frame, when the server sends ids */
+  readonly lastEventId?: string;
   constructor(
     init: {
       operation: OperationKind;
@@ -59,6 +71,7 @@ export class OperationFailedError extends GoPveQemuError {
       tail: string[];
       warnings?: StreamWarning[];
       facts?: InstallFacts;
+      lastEventId?: string;
     },
     ctx: ErrorContext,
     options?: { cause?: unknown },
@@ -71,6 +84,7 @@ export class OperationFailedError extends GoPveQemuError {
     this.tail = init.tail;
     this.warnings = init.warnings ?? [];
     this.facts = init.facts;
+    this.lastEventId = init.lastEventId;
   }
 }
 

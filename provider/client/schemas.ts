@@ -22,7 +22,10 @@ export const InstallRequestSchema = z.object({
   cpu: z.number().int().optional(),
   ram: z.number().int().optional(),
   /** e.g. "32G" */
-  disk: z.string().regex(/^\d+G$/).optional(),
+  disk: z
+    .string()
+    .regex(/^\d+G$/)
+    .optional(),
   user: z.string().optional(),
   passwd: z.string().optional(),
   pubkey: z.string().optional(),
@@ -84,3 +87,24 @@ export type StepEvent = z.infer<typeof StepEventSchema>;
 
 /** The bare pre-check refusal: data: {"message": "..."} with no step/status. */
 export const BareMessageSchema = z.object({ message: z.string() }).strict();
+
+/**
+ * An output frame in the style of seed 002 (`event: stdout` / `event: stderr`):
+ * {"encoding":"base64"|"ascii","value":"..."}; other keys (spid, ...) are allowed.
+ */
+export const OutputChunkSchema = z.object({
+  encoding: z.enum(["base64", "ascii", "utf-8", "utf8"]).optional(),
+  value: z.string(),
+});
+
+/** A JSON error body: go-pve-qemu's {"success":false,"message":..} or {"error":..}, or the common {"error":{"message":..}}. */
+export const ErrorBodySchema = z.object({
+  message: z.string().optional(),
+  error: z.union([z.string(), z.object({ message: z.string() })]).optional(),
+});
+
+/** GET /api/vm/:id/status: one word from `qm status` ("running", "stopped", ...). */
+export const PowerStatusSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, "a single status word");
+
+/** GET /api/health and the plain endpoints answer the text `ok`. */
+export const OkTextSchema = z.string().regex(/^ok$/i, "the text ok");

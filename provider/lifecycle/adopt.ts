@@ -28,7 +28,9 @@ export async function adopt(inputs: VmInputs, ctx: LifecycleContext): Promise<Cr
   const label = vmLabel(vmid, found.state.vmName);
   // The VM's Proxmox tag is its OS ("" when it has none): a different OS is a different VM.
   if (found.state.os && found.state.os !== inputs.os) {
-    throw new LifecycleError(`adopt: VM ${label} runs ${found.state.os}, not ${inputs.os}; declare os "${found.state.os}"`);
+    throw new LifecycleError(
+      `adopt: VM ${label} runs ${found.state.os}, not ${inputs.os}; declare os "${found.state.os}"`,
+    );
   }
   if (inputs.name !== undefined && found.state.vmName !== `${inputs.name}-${vmid}`) {
     throw new LifecycleError(

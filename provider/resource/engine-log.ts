@@ -17,7 +17,10 @@ let last: Promise<void> = Promise.resolve();
 function engine(): engrpc.EngineClient | undefined {
   if (client === undefined) {
     const address = process.argv[2];
-    client = address && /^[\w.-]+:\d+$/.test(address) ? new engrpc.EngineClient(address, grpc.credentials.createInsecure()) : null;
+    client =
+      address && /^[\w.-]+:\d+$/.test(address)
+        ? new engrpc.EngineClient(address, grpc.credentials.createInsecure())
+        : null;
   }
   return client ?? undefined;
 }

@@ -35,7 +35,8 @@ export function readSettings(get: (key: string) => unknown, env: NodeJS.ProcessE
     const raw = text(key);
     if (raw === undefined) return undefined;
     const parsed = Millis.safeParse(raw);
-    if (!parsed.success) throw new Error(`config ${NS}:${key}: "${raw}" is not allowed; expected a whole number of milliseconds > 0`);
+    if (!parsed.success)
+      throw new Error(`config ${NS}:${key}: "${raw}" is not allowed; expected a whole number of milliseconds > 0`);
     return parsed.data;
   };
   const timing: Partial<Timing> = {};

@@ -94,14 +94,23 @@ export class Vm extends pulumi.dynamic.Resource {
       // The provider logs under this resource's URN.
       __urn: pulumi.createUrn(name, type, opts?.parent),
     };
-    super(vmProvider, name, props, {
-      ...opts,
-      additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "password", "connection"],
-    }, MODULE, TYPE);
+    super(
+      vmProvider,
+      name,
+      props,
+      {
+        ...opts,
+        additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "password", "connection"],
+      },
+      MODULE,
+      TYPE,
+    );
   }
 }
 
 /** A connection that carries credentials (token or headers) is a secret as a whole. */
 function markCredentialsSecret(connection: pulumi.Input<VmConnectionArgs>): pulumi.Output<unknown> {
-  return pulumi.output(connection).apply((c) => (c.token !== undefined || c.headers !== undefined ? pulumi.secret(c) : c));
+  return pulumi
+    .output(connection)
+    .apply((c) => (c.token !== undefined || c.headers !== undefined ? pulumi.secret(c) : c));
 }

@@ -33,8 +33,14 @@ describe("up, preview, destroy", () => {
     for (const [name, out] of Object.entries(outputs)) {
       const vm = fleet.sim.vm(out.vmid as number);
       expect(vm).toBeDefined();
-      expect({ name, vmName: out.vmName, ip: out.ip, node: out.node, cpu: out.cpu, memoryMb: out.memoryMb })
-        .toEqual({ name, vmName: vm!.name, ip: `192.168.0.${vm!.vmid}`, node: vm!.node, cpu: vm!.cpu, memoryMb: vm!.memoryMb });
+      expect({ name, vmName: out.vmName, ip: out.ip, node: out.node, cpu: out.cpu, memoryMb: out.memoryMb }).toEqual({
+        name,
+        vmName: vm!.name,
+        ip: `192.168.0.${vm!.vmid}`,
+        node: vm!.node,
+        cpu: vm!.cpu,
+        memoryMb: vm!.memoryMb,
+      });
       expect(out.running).toBe(true);
     }
     expect(outputs.web!.vmid).toBe(120);

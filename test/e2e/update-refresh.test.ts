@@ -34,8 +34,8 @@ describe("updates", () => {
       running: true,
     });
     const lines = fleet.diagnosticsFor("app").join("\n");
-    const order = [/shut down/, /set cpu 2 -> 4/, /set memory 2048 -> 4096/, /grow disk by 10 GiB/, /start \(/].map((re) =>
-      lines.search(re),
+    const order = [/shut down/, /set cpu 2 -> 4/, /set memory 2048 -> 4096/, /grow disk by 10 GiB/, /start \(/].map(
+      (re) => lines.search(re),
     );
     expect(order.every((i) => i >= 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
@@ -74,10 +74,30 @@ describe("adopting an existing VM (import by VMID)", () => {
   });
   afterAll(() => fleet.dispose());
 
-  const legacy = { os: "debian", version: "12", name: "legacy", vmid: 150, cpu: 2, memoryMb: 2048, diskGb: 16, adopt: true };
+  const legacy = {
+    os: "debian",
+    version: "12",
+    name: "legacy",
+    vmid: 150,
+    cpu: 2,
+    memoryMb: 2048,
+    diskGb: 16,
+    adopt: true,
+  };
 
   it("refuses to adopt a VM whose OS is not the one declared, and installs nothing", async () => {
-    fleet.sim.addVm({ vmid: 150, name: "legacy-150", requestedName: "legacy", os: "debian", version: "12", cpu: 2, memoryMb: 2048, diskGb: 16, running: true, user: "debian" });
+    fleet.sim.addVm({
+      vmid: 150,
+      name: "legacy-150",
+      requestedName: "legacy",
+      os: "debian",
+      version: "12",
+      cpu: 2,
+      memoryMb: 2048,
+      diskGb: 16,
+      running: true,
+      user: "debian",
+    });
     await fleet.setVms({ legacy: { ...legacy, os: "ubuntu", version: "24.04" } });
     await expect(fleet.up()).rejects.toThrow(/adopt: VM legacy-150 \(150\) runs debian, not ubuntu/);
     expect(fleet.sim.vms()).toHaveLength(1);

@@ -58,6 +58,8 @@ test("refuses a VM that does not exist, whose OS differs, or whose name differs"
 
 test("check: adopt needs a vmid", () => {
   const { failures } = check({}, { os: "debian", version: "12", adopt: true });
-  expect(failures).toEqual([{ property: "adopt", reason: "adopt: needs vmid; the VM to adopt is the one with that VMID" }]);
+  expect(failures).toEqual([
+    { property: "adopt", reason: "adopt: needs vmid; the VM to adopt is the one with that VMID" },
+  ]);
   expect(check({}, { os: "debian", version: "12", adopt: true, vmid: 150 }).failures).toEqual([]);
 });

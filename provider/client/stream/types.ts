@@ -15,11 +15,31 @@ export type OperationKind = "install" | "start" | "reboot" | "migrate";
  *          payload of an unexpected shape; it proves liveness and is otherwise ignored
  */
 export type OperationEvent =
-  | ({ kind: "step"; id?: string } & StepEvent)
-  | { kind: "raw"; id?: string; text: string }
-  | { kind: "bare"; id?: string; message: string }
+  | StepOperationEvent
+  | {
+      kind: "raw";
+      id?: string;
+      text: string;
+      /**
+       * What the server meant, when the text is one of its own templates broken only by
+       * unescaped quotes/backslashes in the message (`{"step":"..","status":"..","message":".."}`
+       * or `{"message": ".."}`): the template is inverted, so the message is exact.
+       */
+      recovered?: StepOperationEvent | BareOperationEvent;
+    }
+  | BareOperationEvent
   | { kind: "close"; id?: string }
-  | { kind: "other"; id?: string; event: string; data: string };
+  | {
+      kind: "other";
+      id?: string;
+      event: string;
+      data: string;
+      /** decoded output text of a stdout/stderr frame ({"encoding":"base64"|"ascii","value":..}) */
+      text?: string;
+    };
+
+export type StepOperationEvent = { kind: "step"; id?: string } & StepEvent;
+export type BareOperationEvent = { kind: "bare"; id?: string; message: string };
 
 /** Facts read from an install stream as soon as each appears. */
 export interface InstallFacts {
