@@ -17,6 +17,10 @@
 //   retried once, automatically: the server's own `qm create` failed, so
 //   nothing of ours was made, and the retry picks the next free VMID. Races
 //   within this process cannot happen (vmid-lock.ts).
+// - Likewise an install that fails at `SSH preparation > creating SSH key`:
+//   on a fresh server (no SSH key pair yet) concurrent first installs all try
+//   to create the key pair and all but one fail there, before any VM exists.
+//   The key pair exists by then, so one retry goes through.
 // - A cancelled install (AbortSignal) whose VMID is known is recorded as
 //   partial even if the VM is not listed yet: the server may still create it,
 //   and a refresh drops it from state if it never appears.
@@ -38,7 +42,7 @@ import { failWithVm, finishCreate } from "./outcome";
 import type { CreateResult, InstallJob, Sighting } from "./outcome";
 import { generatePassword } from "./password";
 import { RUNNING, findEntry, seconds, vmLabel, waitForStatus } from "./power";
-import { CREATING_VM_STEP, SSH_KEY_STEP, installProgress } from "./progress";
+import { CREATING_VM_STEP, SSH_KEY_CREATE_STEP, SSH_KEY_STEP, installProgress } from "./progress";
 import { errorText, redactor, safeCause } from "./redact";
 import { dropUndefined } from "./state";
 import { acquireInstallSlot } from "./vmid-lock";
@@ -69,12 +73,8 @@ export async function create(inputs: VmInputs, ctx: LifecycleContext): Promise<C
   for (let attempt = 1; ; attempt++) {
     const outcome = await attemptInstall(job);
     if (outcome.kind === "done") return outcome.result;
-    if (attempt >= 2) {
-      throw new LifecycleError(
-        `${outcome.reason}; it happened again on the retry. Another client is installing VMs on ${conn.endpoint} at the same time: pin a vmid, or try again`,
-      );
-    }
-    ctx.reporter.warn(`${outcome.reason}; retrying the install once (the server picks the next free VMID)`);
+    if (attempt >= 2) throw new LifecycleError(`${outcome.reason}; it happened again on the retry. ${outcome.advice}`);
+    ctx.reporter.warn(`${outcome.reason}; retrying the install once`);
   }
 }
 
@@ -101,7 +101,8 @@ export function installRequest(inputs: VmInputs, password: string): InstallReque
   });
 }
 
-type Attempt = { kind: "done"; result: CreateResult } | { kind: "retry"; reason: string };
+/** A retry is safe only when nothing of the install was created; `advice` is for when the retry fails too. */
+type Attempt = { kind: "done"; result: CreateResult } | { kind: "retry"; reason: string; advice: string };
 
 async function attemptInstall(job: InstallJob): Promise<Attempt> {
   const { ctx, client, inputs, redact } = job;
@@ -274,6 +275,15 @@ async function settleFailure(
       break;
   }
 
+  // Concurrent first installs on a fresh server: all but one fail to create the SSH key pair.
+  if (err.shape === "error-event" && err.step === SSH_KEY_CREATE_STEP && !facts.vmCreated) {
+    return {
+      kind: "retry",
+      reason: `the server could not create its SSH key pair (${why.split("\n")[0]}); another install on a fresh server was creating it at the same moment`,
+      advice: `The server at ${job.conn.endpoint} cannot create its SSH key pair: check its $HOME/.ssh`,
+    };
+  }
+
   // error-event, bare-message, no-completion: the install is over on the server. What exists?
   if (vmid === undefined) {
     throw new LifecycleError(`the install failed before a VMID was assigned; nothing was created: ${why}`, { cause });
@@ -306,7 +316,13 @@ async function settleFailure(
   if (err.step === CREATING_VM_STEP && !facts.vmCreated) {
     // Our `qm create` failed while a VM with this VMID exists: another client took it.
     const reason = `VMID ${vmid} was taken by another VM ("${entry.name}") while this install was preparing (the auto-assigned VMID race)`;
-    if (inputs.vmid === undefined) return { kind: "retry", reason };
+    if (inputs.vmid === undefined) {
+      return {
+        kind: "retry",
+        reason: `${reason}; the server picks the next free VMID`,
+        advice: `Another client is installing VMs on ${job.conn.endpoint} at the same time: pin a vmid, or try again`,
+      };
+    }
     throw new LifecycleError(`${reason}; nothing of this install was created`, { cause });
   }
   if (before.has(vmid)) {

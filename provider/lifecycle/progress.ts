@@ -41,6 +41,8 @@ export const INSTALL_STEPS: readonly InstallStep[] = [
 
 /** The step whose "no key pair" error the server recovers from. */
 export const SSH_KEY_STEP = "SSH preparation > checking SSH key";
+/** Where a fresh server makes its SSH key pair (on its first install). */
+export const SSH_KEY_CREATE_STEP = "SSH preparation > creating SSH key";
 
 /** The step after which the VMID is taken on the server. */
 export const CREATING_VM_STEP = "VM creation > creating VM";

@@ -85,7 +85,7 @@ describe("VMID race", () => {
       expect(state.vmid).toBe(101);
       expect(h.sim.vm(100)?.name).toBe("theirs-100");
       expect(messages(ctx.lines, "warn")).toContain(
-        'VMID 100 was taken by another VM ("theirs-100") while this install was preparing (the auto-assigned VMID race); retrying the install once (the server picks the next free VMID)',
+        'VMID 100 was taken by another VM ("theirs-100") while this install was preparing (the auto-assigned VMID race); the server picks the next free VMID; retrying the install once',
       );
       expect(h.orphans([state, { vmid: 100 } as VmState])).toEqual([]);
     } finally {
@@ -112,6 +112,25 @@ describe("VMID race", () => {
       );
       await h.sim.idle();
       expect(h.sim.vms().map((v) => v.name)).toEqual(["theirs100-100", "theirs101-101"]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test("concurrent first installs on a fresh server (no SSH key pair yet) all succeed", async () => {
+    // Each install finds no key pair and tries to create one; all but one fail
+    // at `creating SSH key`, before any VM exists, and are retried once.
+    const h = await startHarness({ sshKey: false });
+    try {
+      const ctx = h.ctx();
+      const results = await Promise.allSettled([130, 131, 132, 133].map((vmid) => create(h.inputs({ vmid }), ctx)));
+      const states = results.map((r) => (r.status === "fulfilled" ? r.value.state : undefined));
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "fulfilled", "fulfilled"]);
+      expect(h.sim.vms().map((v) => v.vmid)).toEqual([130, 131, 132, 133]);
+      expect(h.orphans(states)).toEqual([]);
+      const retries = messages(ctx.lines, "warn").filter((m) => m.includes("could not create its SSH key pair"));
+      expect(retries).toHaveLength(3);
+      expect(h.sim.stats().installsFailed).toBe(3);
     } finally {
       await h.close();
     }
