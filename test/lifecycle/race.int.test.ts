@@ -122,6 +122,9 @@ describe("VMID race", () => {
     // at `creating SSH key`, before any VM exists, and are retried once.
     const h = await startHarness({ sshKey: false });
     try {
+      // Hold each install for 1 s between finding no key pair and creating one,
+      // so that all four have looked before the first creates it.
+      h.sim.addFault({ kind: "delay", op: "install", step: "creating SSH key", ms: 2_000_000, times: 4 });
       const ctx = h.ctx();
       const results = await Promise.allSettled([130, 131, 132, 133].map((vmid) => create(h.inputs({ vmid }), ctx)));
       const states = results.map((r) => (r.status === "fulfilled" ? r.value.state : undefined));
