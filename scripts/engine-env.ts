@@ -2,15 +2,16 @@
 // which environment. Used by the demo, the end-to-end tests and the
 // benchmarks, so they all drive the same engine the same way.
 import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 
 /** The repository root (this file is scripts/engine-env.ts, or dist/scripts/engine-env.js). */
 export const ROOT = findRoot(__dirname);
 
 function findRoot(dir: string): string {
-  // Walk up to the folder that holds Pulumi.yaml and package.json.
+  // Walk up to the folder that holds engine/versions.env.
   let d = dir;
-  while (!require("node:fs").existsSync(path.join(d, "engine", "versions.env"))) {
+  while (!fs.existsSync(path.join(d, "engine", "versions.env"))) {
     const parent = path.dirname(d);
     if (parent === d) throw new Error(`cannot find the project root above ${dir}`);
     d = parent;

@@ -5,16 +5,23 @@
 // engine passes its address to every provider plugin as the first argument,
 // so this opens the same Log RPC that `pulumi.log` uses and names the
 // resource's URN, which puts each line under that resource in `pulumi up`.
+//
+// Cost matters at scale (an install reports ~35 info lines and dozens of
+// debug lines of raw command output): each resource has its own delivery
+// chain, so finishing one VM never waits for another VM's lines, and debug
+// lines are sent in batches (one message of many lines) rather than one RPC
+// each.
 import * as grpc from "@grpc/grpc-js";
 import * as engrpc from "@pulumi/pulumi/proto/engine_grpc_pb";
 import * as engproto from "@pulumi/pulumi/proto/engine_pb";
 import type { Reporter } from "../lifecycle";
 
-let client: engrpc.EngineClient | undefined | null;
-// Lines are delivered one after another so they show in order.
-let last: Promise<void> = Promise.resolve();
+/** Debug lines held back at most this many at a time. */
+const DEBUG_BATCH = 64;
 
-function engine(): engrpc.EngineClient | undefined {
+let client: engrpc.EngineClient | null | undefined;
+
+function engine(): engrpc.EngineClient | null {
   if (client === undefined) {
     const address = process.argv[2];
     client =
@@ -22,38 +29,78 @@ function engine(): engrpc.EngineClient | undefined {
         ? new engrpc.EngineClient(address, grpc.credentials.createInsecure())
         : null;
   }
-  return client ?? undefined;
+  return client;
 }
 
-function send(severity: engproto.LogSeverity, message: string, urn: string): void {
-  const eng = engine();
-  if (!eng) {
-    // Outside the engine (unit tests, scripts): plain stderr.
-    process.stderr.write(`${engproto.LogSeverity[severity] ?? severity}: ${message}\n`);
-    return;
+/** Lines of one resource, delivered in order. */
+class ResourceLog {
+  private chain: Promise<void> = Promise.resolve();
+  private debug: string[] = [];
+
+  constructor(
+    private readonly eng: engrpc.EngineClient,
+    private readonly urn: string,
+  ) {}
+
+  line(severity: engproto.LogSeverity, message: string): void {
+    if (severity === engproto.LogSeverity.DEBUG) {
+      this.debug.push(message);
+      if (this.debug.length >= DEBUG_BATCH) this.flushDebug();
+      return;
+    }
+    this.flushDebug();
+    this.send(severity, message);
   }
-  const req = new engproto.LogRequest();
-  req.setSeverity(severity);
-  req.setMessage(message);
-  req.setUrn(urn);
-  last = last.then(
-    () =>
-      new Promise<void>((resolve) => {
-        eng.log(req, () => resolve());
-      }),
-  );
+
+  flush(): Promise<void> {
+    this.flushDebug();
+    return this.chain;
+  }
+
+  private flushDebug(): void {
+    if (this.debug.length === 0) return;
+    const batch = this.debug.join("\n");
+    this.debug = [];
+    this.send(engproto.LogSeverity.DEBUG, batch);
+  }
+
+  private send(severity: engproto.LogSeverity, message: string): void {
+    const req = new engproto.LogRequest();
+    req.setSeverity(severity);
+    req.setMessage(message);
+    req.setUrn(this.urn);
+    // A line that cannot be delivered is dropped: logging never fails an operation.
+    this.chain = this.chain.then(() => new Promise<void>((resolve) => this.eng.log(req, () => resolve())));
+  }
 }
+
+const logs = new Map<string, ResourceLog>();
 
 /** A Reporter for the resource with this URN ("" for none). */
 export function engineReporter(urn: string): Reporter {
+  const eng = engine();
+  if (!eng) {
+    // Outside the engine (unit tests, scripts): plain stderr.
+    const write = (level: string) => (m: string) => void process.stderr.write(`${level}: ${m}\n`);
+    return { info: write("info"), warn: write("warning"), debug: write("debug") };
+  }
+  let log = logs.get(urn);
+  if (!log) {
+    log = new ResourceLog(eng, urn);
+    logs.set(urn, log);
+  }
+  const target = log;
   return {
-    info: (m) => send(engproto.LogSeverity.INFO, m, urn),
-    warn: (m) => send(engproto.LogSeverity.WARNING, m, urn),
-    debug: (m) => send(engproto.LogSeverity.DEBUG, m, urn),
+    info: (m) => target.line(engproto.LogSeverity.INFO, m),
+    warn: (m) => target.line(engproto.LogSeverity.WARNING, m),
+    debug: (m) => target.line(engproto.LogSeverity.DEBUG, m),
   };
 }
 
-/** Resolves when every line sent so far has reached the engine. */
-export function flushEngineLog(): Promise<void> {
-  return last;
+/** Resolves when every line reported for this resource so far has reached the engine. */
+export function flushEngineLog(urn: string): Promise<void> {
+  const log = logs.get(urn);
+  if (!log) return Promise.resolve();
+  logs.delete(urn);
+  return log.flush();
 }

@@ -74,11 +74,12 @@ class ResourceInitError extends Error {
   }
 }
 
-async function finish<T>(work: Promise<T>): Promise<T> {
+/** Runs one operation for a resource and delivers its last log lines before answering the engine. */
+async function finish<T>(urn: string, work: Promise<T>): Promise<T> {
   try {
     return await work;
   } finally {
-    await flushEngineLog();
+    await flushEngineLog(urn);
   }
 }
 
@@ -100,7 +101,7 @@ export async function diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dyn
 export async function create(inputs: Bag): Promise<pulumi.dynamic.CreateResult> {
   const { props, urn } = split(inputs);
   try {
-    const { id, state } = await finish(lifecycle.create(props as lifecycle.VmInputs, context(urn)));
+    const { id, state } = await finish(urn, lifecycle.create(props as lifecycle.VmInputs, context(urn)));
     return { id, outs: withKeys(state, inputs) };
   } catch (err) {
     if (err instanceof lifecycle.PartialCreateError) {
@@ -112,7 +113,7 @@ export async function create(inputs: Bag): Promise<pulumi.dynamic.CreateResult> 
 
 export async function read(id: string, props?: Bag): Promise<pulumi.dynamic.ReadResult> {
   const { props: state, urn } = split(props);
-  const result = await finish(lifecycle.read(id, state as Partial<lifecycle.VmState>, context(urn)));
+  const result = await finish(urn, lifecycle.read(id, state as Partial<lifecycle.VmState>, context(urn)));
   if (!result) {
     // An empty id tells the engine the resource is gone.
     return { id: "" };
@@ -128,6 +129,7 @@ export async function update(id: string, olds: Bag, news: Bag): Promise<pulumi.d
   const o = split(olds);
   try {
     const state = await finish(
+      o.urn,
       lifecycle.update(id, o.props as lifecycle.VmState, split(news).props as lifecycle.VmInputs, context(o.urn)),
     );
     return { outs: withKeys(state, news) };
@@ -141,5 +143,5 @@ export async function update(id: string, olds: Bag, news: Bag): Promise<pulumi.d
 
 export async function remove(id: string, props: Bag): Promise<void> {
   const { props: state, urn } = split(props);
-  await finish(lifecycle.remove(id, state as lifecycle.VmState, context(urn)));
+  await finish(urn, lifecycle.remove(id, state as lifecycle.VmState, context(urn)));
 }

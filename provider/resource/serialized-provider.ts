@@ -4,9 +4,9 @@
 // functions capture) in the `__provider` property of each resource, and runs
 // that text in the provider process. Each function here captures one string,
 // the absolute path of the compiled implementation, and requires it at run
-// time: the serialized text stays a few hundred bytes, and it does not change
-// when the implementation does, so upgrading this library never shows up as
-// a diff on every VM.
+// time: the serialized text stays about 2.5 KB (mostly Pulumi's wrapping of
+// each method), and it does not change when the implementation does, so
+// upgrading this library never shows up as a diff on every VM.
 import type * as pulumi from "@pulumi/pulumi";
 
 /** Absolute path of provider-impl.js next to this file (resolved when the program runs). */

@@ -1,0 +1,146 @@
+// What the benchmarks share: fresh stacks of the programs in bench/programs
+// on the real engine (scripts/engine-env.ts, the same engine and backend kind
+// as the demo and the end-to-end tests), timing, medians, and the AIM lines.
+//
+// Each stack gets its own local file backend and a copy of its program under
+// bench/out/work/ (inside the repository, so that `go-pve-qemu-pulumi`
+// resolves to this checkout's dist/ by package self-reference; bench/out/ is
+// git-ignored). Nothing of a stack outlives dispose().
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { LocalWorkspace, PulumiCommand, type EngineEvent, type Stack, type UpResult } from "@pulumi/pulumi/automation";
+import { engineEnv, ensureEngine, ROOT } from "../scripts/engine-env";
+
+export const QUICK = process.argv.includes("--quick");
+
+const PROGRAMS = path.join(ROOT, "bench", "programs");
+const WORK = path.join(ROOT, "bench", "out", "work");
+const PASSPHRASE = "bench-passphrase";
+const STACK = "bench";
+
+let scratch: string | undefined;
+let pulumiCommand: Promise<PulumiCommand> | undefined;
+
+/** One temp folder per process (engine home + backends), removed at exit. */
+function scratchDir(): string {
+  if (!scratch) {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-bench-"));
+    const dir = scratch;
+    process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  }
+  return scratch;
+}
+
+function command(): Promise<PulumiCommand> {
+  pulumiCommand ??= PulumiCommand.get({ root: path.dirname(ensureEngine()), skipVersionCheck: true });
+  return pulumiCommand;
+}
+
+export interface BenchStack {
+  stack: Stack;
+  /** `pulumi up`, timed from the call to its return (CLI start, program, every step, final checkpoint). */
+  up(opts?: { parallel?: number; onEvent?: (e: EngineEvent) => void }): Promise<{ ms: number; result: UpResult }>;
+  /** The stack's state file (the checkpoint) in the file backend. */
+  stateFile(): string;
+  dispose(): Promise<void>;
+}
+
+/** A fresh stack of bench/programs/<program>: new backend, new copy of the program, this config. */
+export async function newStack(program: "vms" | "noop", config: Record<string, string | number>): Promise<BenchStack> {
+  const base = scratchDir();
+  fs.mkdirSync(WORK, { recursive: true });
+  const workDir = fs.mkdtempSync(path.join(WORK, `${program}-`));
+  fs.cpSync(path.join(PROGRAMS, program), workDir, { recursive: true });
+  const backendDir = fs.mkdtempSync(path.join(base, "backend-"));
+  const env = engineEnv({ backendDir, homeDir: path.join(base, "home"), passphrase: PASSPHRASE });
+  const stack = await LocalWorkspace.createOrSelectStack(
+    { stackName: STACK, workDir },
+    { envVars: env, pulumiCommand: await command() },
+  );
+  await stack.setAllConfig(Object.fromEntries(Object.entries(config).map(([k, v]) => [k, { value: String(v) }])));
+  const project = `bench-${program}`;
+  return {
+    stack,
+    up: async (opts = {}) => {
+      const t0 = performance.now();
+      const result = await stack.up({ parallel: opts.parallel, onEvent: opts.onEvent });
+      const ms = performance.now() - t0;
+      if (result.summary.result !== "succeeded") throw new Error(`pulumi up of ${program}: ${result.summary.result}`);
+      return { ms, result };
+    },
+    stateFile: () => path.join(backendDir, ".pulumi", "stacks", project, `${STACK}.json`),
+    dispose: async () => {
+      fs.rmSync(backendDir, { recursive: true, force: true });
+      fs.rmSync(workDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Removes program copies a crashed run left behind (tsc would compile them into dist/). */
+export function cleanWork(): void {
+  fs.rmSync(WORK, { recursive: true, force: true });
+}
+
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+export const secs = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+export const msStr = (ms: number): string => `${ms.toFixed(0)} ms`;
+/** "4.21 s  [4.10 4.21 4.90]": the median, then every repetition in run order. */
+export const spread = (xs: readonly number[]): string =>
+  `${secs(median(xs))}  [${xs.map((x) => (x / 1000).toFixed(2)).join(" ")}]`;
+
+/** One summary line: `AIM <name>: measured <value> aim <bound> met|missed`. */
+export function aim(name: string, measured: number, op: "<=" | ">=" | "==", bound: number, digits = 2): string {
+  const ok = op === "<=" ? measured <= bound : op === ">=" ? measured >= bound : measured === bound;
+  const line = `AIM ${name}: measured ${measured.toFixed(digits)} aim ${op}${bound.toFixed(digits)} ${ok ? "met" : "missed"}`;
+  console.log(line);
+  return line;
+}
+
+/** Runs a benchmark's main: errors are crashes (exit 1); slowness never is. */
+export function runMain(main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    console.error(`CRASHED: ${describe(err)}`);
+    process.exitCode = 1;
+  });
+}
+
+/** An engine error carries the whole `pulumi up` output (twice): its end says why. */
+function describe(err: unknown): string {
+  const result = (err as { commandResult?: { code: number; stdout: string; stderr: string } }).commandResult;
+  if (result) {
+    const out = `${result.stdout}\n${result.stderr}`.trim();
+    return `pulumi exited with code ${result.code}:\n${out.length > 4000 ? "...\n" + out.slice(-4000) : out}`;
+  }
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
+/**
+ * One untimed `pulumi up` of each program (1 resource): the first run of a
+ * process pays for cold file caches and the engine's first start.
+ */
+export async function warmUp(): Promise<void> {
+  const { startSimulator } = await import("../simulator");
+  const sim = await startSimulator({ durationsZero: true, sshKey: true });
+  try {
+    for (const [program, config] of [
+      ["noop", { count: 1 }],
+      ["vms", { count: 1, "goPveQemu:endpoint": sim.url }],
+    ] as const) {
+      const s = await newStack(program, config);
+      try {
+        await s.up();
+      } finally {
+        await s.dispose();
+      }
+    }
+  } finally {
+    await sim.close();
+  }
+}
