@@ -6,18 +6,22 @@
 // so this opens the same Log RPC that `pulumi.log` uses and names the
 // resource's URN, which puts each line under that resource in `pulumi up`.
 //
-// Cost matters at scale (an install reports ~35 info lines and dozens of
-// debug lines of raw command output): each resource has its own delivery
-// chain, so finishing one VM never waits for another VM's lines, and debug
-// lines are sent in batches (one message of many lines) rather than one RPC
-// each.
+// Cost matters at scale: an install reports ~35 progress lines and dozens of
+// debug lines of raw command output, and every message is an engine event.
+// So each resource has its own delivery chain (finishing one VM never waits
+// for another VM's lines), and lines that come within a short window are
+// sent together, consecutive lines of one severity as one message. With real
+// step durations lines are seconds apart and go out one by one; when steps
+// take no time, as in tests and benchmarks, a burst is one event.
 import * as grpc from "@grpc/grpc-js";
 import * as engrpc from "@pulumi/pulumi/proto/engine_grpc_pb";
 import * as engproto from "@pulumi/pulumi/proto/engine_pb";
 import type { Reporter } from "../lifecycle";
 
-/** Debug lines held back at most this many at a time. */
-const DEBUG_BATCH = 64;
+/** A line waits at most this long for company. */
+const WINDOW_MS = 100;
+/** ...and at most this many lines are held back. */
+const MAX_PENDING = 64;
 
 let client: engrpc.EngineClient | null | undefined;
 
@@ -35,7 +39,8 @@ function engine(): engrpc.EngineClient | null {
 /** Lines of one resource, delivered in order. */
 class ResourceLog {
   private chain: Promise<void> = Promise.resolve();
-  private debug: string[] = [];
+  private pending: { severity: engproto.LogSeverity; message: string }[] = [];
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly eng: engrpc.EngineClient,
@@ -43,25 +48,32 @@ class ResourceLog {
   ) {}
 
   line(severity: engproto.LogSeverity, message: string): void {
-    if (severity === engproto.LogSeverity.DEBUG) {
-      this.debug.push(message);
-      if (this.debug.length >= DEBUG_BATCH) this.flushDebug();
-      return;
+    this.pending.push({ severity, message });
+    if (severity === engproto.LogSeverity.WARNING || this.pending.length >= MAX_PENDING) {
+      this.sendPending();
+    } else if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.sendPending(), WINDOW_MS);
+      this.timer.unref();
     }
-    this.flushDebug();
-    this.send(severity, message);
   }
 
   flush(): Promise<void> {
-    this.flushDebug();
+    this.sendPending();
     return this.chain;
   }
 
-  private flushDebug(): void {
-    if (this.debug.length === 0) return;
-    const batch = this.debug.join("\n");
-    this.debug = [];
-    this.send(engproto.LogSeverity.DEBUG, batch);
+  private sendPending(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    let i = 0;
+    while (i < this.pending.length) {
+      const severity = this.pending[i]!.severity;
+      const lines: string[] = [];
+      for (; i < this.pending.length && this.pending[i]!.severity === severity; i++)
+        lines.push(this.pending[i]!.message);
+      this.send(severity, lines.join("\n"));
+    }
+    this.pending = [];
   }
 
   private send(severity: engproto.LogSeverity, message: string): void {

@@ -35,7 +35,7 @@ export interface Fleet {
   stateText(): string;
   /** The resource states of the current checkpoint, by resource name. */
   resources(): Record<string, { id?: string; outputs: Record<string, unknown>; inputs: Record<string, unknown> }>;
-  /** Diagnostic messages the engine attached to resource `name`. */
+  /** Lines of the diagnostic messages the engine attached to resource `name` (a message may hold several). */
   diagnosticsFor(name: string): string[];
   dispose(): Promise<void>;
 }
@@ -91,7 +91,7 @@ export async function newFleet(simOptions: SimulatorOptions = {}): Promise<Fleet
       events
         .map((e) => e.diagnosticEvent)
         .filter((d) => d !== undefined && (d.urn ?? "").endsWith(`::${name}`))
-        .map((d) => d!.message),
+        .flatMap((d) => d!.message.replace(/\n$/, "").split("\n")),
     dispose: async () => {
       await stack.workspace.removeStack("e2e", { force: true }).catch(() => undefined);
       await sim.close();
