@@ -7,8 +7,8 @@
 // (from Pulumi's published sdk/v3 module) and runs a program exactly the way
 // Pulumi's host does: a separate `node` process running the SDK's own
 // `@pulumi/pulumi/cmd/run` entry point, with config passed in PULUMI_CONFIG.
-// Only what `preview`, `up`, `refresh`, `destroy` and `import` need is
-// implemented; the rest answers Unimplemented, which the engine tolerates.
+// Only what `preview`, `up`, `refresh`, `destroy` and the Automation API need
+// is implemented; the rest answers Unimplemented, which the engine tolerates.
 package main
 
 import (

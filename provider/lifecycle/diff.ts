@@ -14,6 +14,8 @@
 //   in-place update (state records the new connection); an omitted field keeps
 //   the stored one, so changing stack defaults does not move existing VMs.
 // - destroyOnCreateFailure and adopt only matter during create: never a change.
+//   But a replace while adopt is still set is refused: it would destroy the
+//   adopted VM, and the create that follows would find nothing to adopt.
 // - A disk larger than asked for (grown outside Pulumi) is left alone: it
 //   cannot shrink; check rejects lowering the desired size.
 // - delete-before-replace when the new VM pins the same VMID (or one not yet
@@ -24,6 +26,7 @@
 // - An imported VM (state.imported) has no version, user, password, key or
 //   triggers on record: those are not compared until the next update records them.
 import { endpointKey } from "./connection";
+import { LifecycleError } from "./errors";
 import { containsUnknown, isUnknown } from "./inputs";
 import type { ConnectionInput, VmInputs } from "./inputs";
 import { nameFromVmName, parseState } from "./state";
@@ -98,6 +101,13 @@ export function diff(id: string, olds: VmState, news: VmInputs): DiffResult {
   updateIf("connection", connectionChanged(old, news.connection));
 
   const pinsSameVmid = news.vmid !== undefined && (isUnknown(news.vmid) || news.vmid === old.vmid);
+  if (news.adopt === true && replaces.length > 0) {
+    // The replace would destroy the adopted VM first, and an adopting create cannot install a new one.
+    throw new LifecycleError(
+      `${replaces.join(", ")} changed on a VM declared with adopt: true, which needs a new VM; ` +
+        "remove adopt (it only matters for the first up) to let Pulumi replace the VM, or keep the old values",
+    );
+  }
   return {
     changes: replaces.length > 0 || update.length > 0,
     replaces,

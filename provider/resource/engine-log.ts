@@ -27,11 +27,16 @@ let client: engrpc.EngineClient | null | undefined;
 
 function engine(): engrpc.EngineClient | null {
   if (client === undefined) {
-    const address = process.argv[2];
-    client =
-      address && /^[\w.-]+:\d+$/.test(address)
-        ? new engrpc.EngineClient(address, grpc.credentials.createInsecure())
-        : null;
+    // The engine's address is the plugin's first argument that is not a flag
+    // (flags such as --logflow or --tracing may come before it).
+    const address = process.argv.slice(2).find((a) => /^[\w.-]+:\d+$/.test(a));
+    try {
+      client = address ? new engrpc.EngineClient(address, grpc.credentials.createInsecure()) : null;
+    } catch {
+      // e.g. two copies of @grpc/grpc-js that do not recognise each other's credentials:
+      // progress then goes to stderr, and the operation itself is unaffected.
+      client = null;
+    }
   }
   return client;
 }

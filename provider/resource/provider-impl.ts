@@ -21,6 +21,17 @@ type Bag = Record<string, unknown>;
 const clients = new Map<string, GoPveQemuApi>();
 /** Until `configure` runs (it always does first in the engine), the environment alone. */
 let settings: ProviderSettings = readSettings(() => undefined, process.env);
+/**
+ * A bad `goPveQemu:*` value. The provider host runs `configure` once and then
+ * serves every call, so the error is kept and every call fails with it rather
+ * than running on the environment's settings alone.
+ */
+let settingsError: Error | undefined;
+
+function configured(): ProviderSettings {
+  if (settingsError) throw settingsError;
+  return settings;
+}
 
 function clientFor(conn: lifecycle.ResolvedConnection): GoPveQemuApi {
   // One client (one pooled dispatcher) per distinct connection setting.
@@ -43,6 +54,7 @@ function split(bag: Bag | undefined): { props: Bag; urn: string; provider: unkno
 }
 
 function context(urn: string): lifecycle.LifecycleContext {
+  const settings = configured();
   return {
     reporter: engineReporter(urn),
     client: clientFor,
@@ -51,9 +63,14 @@ function context(urn: string): lifecycle.LifecycleContext {
   };
 }
 
-/** Adds back the keys the engine needs to find this provider and resource again. */
+/**
+ * Adds back the keys the engine needs to find this provider and resource
+ * again. The host turns the result into a protobuf Struct, which refuses
+ * undefined anywhere; a JSON round trip drops such keys (a refusal there
+ * would lose a VM that was just made).
+ */
 function withKeys(state: object, from: Bag | undefined): Bag {
-  const out: Bag = { ...state };
+  const out: Bag = JSON.parse(JSON.stringify(state)) as Bag;
   if (from?.[PROVIDER_KEY] !== undefined) out[PROVIDER_KEY] = from[PROVIDER_KEY];
   if (from?.[URN_KEY] !== undefined) out[URN_KEY] = from[URN_KEY];
   return out;
@@ -84,16 +101,23 @@ async function finish<T>(urn: string, work: Promise<T>): Promise<T> {
 }
 
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-  settings = readSettings((key) => req.config.get(key), process.env);
+  try {
+    settings = readSettings((key) => req.config.get(key), process.env);
+    settingsError = undefined;
+  } catch (err) {
+    settingsError = err instanceof Error ? err : new Error(String(err));
+    throw settingsError;
+  }
 }
 
 export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckResult> {
   const n = split(news);
-  const result = lifecycle.check(split(olds).props, n.props, { connectionDefaults: settings.connection });
+  const result = lifecycle.check(split(olds).props, n.props, { connectionDefaults: configured().connection });
   return { inputs: withKeys(result.inputs, news), failures: result.failures };
 }
 
 export async function diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dynamic.DiffResult> {
+  configured();
   const d = lifecycle.diff(id, split(olds).props as lifecycle.VmState, split(news).props as lifecycle.VmInputs);
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }

@@ -51,7 +51,12 @@ export async function newFleet(simOptions: SimulatorOptions = {}): Promise<Fleet
   const backendDir = path.join(dir, "backend");
   fs.mkdirSync(backendDir);
   const bin = ensureEngine();
-  const env = engineEnv({ backendDir, homeDir: path.join(dir, "home"), passphrase: PASSPHRASE });
+  const env = {
+    ...engineEnv({ backendDir, homeDir: path.join(dir, "home"), passphrase: PASSPHRASE }),
+    // The developer's own defaults must not leak into the tests (empty means unset).
+    GO_PVE_QEMU_ENDPOINT: "",
+    GO_PVE_QEMU_TOKEN: "",
+  };
   const pulumiCommand = await PulumiCommand.get({ root: path.dirname(bin), skipVersionCheck: true });
   const stack = await LocalWorkspace.createOrSelectStack(
     { stackName: "e2e", workDir },

@@ -63,3 +63,21 @@ test("check: adopt needs a vmid", () => {
   ]);
   expect(check({}, { os: "debian", version: "12", adopt: true, vmid: 150 }).failures).toEqual([]);
 });
+
+test("diff refuses a replace while adopt is set (it would destroy the adopted VM), and allows it without", async () => {
+  seed(180);
+  const inputs = h.inputs({ os: "debian", version: "12", name: "old", vmid: 180, adopt: true });
+  const { id, state } = await create(inputs, h.ctx());
+  expect(() => diff(id, state, { ...inputs, version: "13" })).toThrow(
+    new LifecycleError(
+      "version changed on a VM declared with adopt: true, which needs a new VM; remove adopt (it only matters for the first up) to let Pulumi replace the VM, or keep the old values",
+    ),
+  );
+  const { adopt: _adopt, ...plain } = inputs;
+  expect(diff(id, state, { ...plain, version: "13" })).toMatchObject({
+    replaces: ["version"],
+    deleteBeforeReplace: true,
+  });
+  // in-place changes are fine with adopt still set
+  expect(diff(id, state, { ...inputs, cpu: 4 })).toMatchObject({ changes: true, replaces: [], update: ["cpu"] });
+});
