@@ -54,12 +54,25 @@ fi
 # 2. The cache, keyed by the pinned version and the sources it is built from.
 key=$(cat "$root/engine/versions.env" "$root"/engine/cli/go.* "$root"/engine/language-host/go.* \
   "$root"/engine/language-host/*.go "$0" | sha256sum | cut -c1-12)
-cache=${GO_PVE_QEMU_ENGINE_CACHE:-$HOME/.cache/go-pve-qemu-pulumi}
+cache=${GO_PVE_QEMU_ENGINE_CACHE:-${HOME:-/tmp}/.cache/go-pve-qemu-pulumi}
 bin="$cache/pulumi-$PULUMI_VERSION-$key/bin"
-if [ -x "$bin/pulumi" ] && [ -x "$bin/pulumi-language-nodejs" ] && [ -x "$bin/pulumi-resource-pulumi-nodejs" ]; then
+cached() { [ -x "$bin/pulumi" ] && [ -x "$bin/pulumi-language-nodejs" ] && [ -x "$bin/pulumi-resource-pulumi-nodejs" ]; }
+if cached; then
   say "cached pulumi $PULUMI_VERSION at $bin"
   echo "$bin"
   exit 0
+fi
+
+# One build at a time: a second caller waits, then finds the cache.
+mkdir -p "$cache"
+if command -v flock >/dev/null; then
+  exec 9>"$cache/.build.lock"
+  flock 9
+  if cached; then
+    say "cached pulumi $PULUMI_VERSION at $bin (built meanwhile)"
+    echo "$bin"
+    exit 0
+  fi
 fi
 
 # 3. Build.
@@ -72,17 +85,25 @@ ldflags="-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$PUL
 
 start=$SECONDS
 say "building pulumi $PULUMI_VERSION from its Go module (first time only: downloads modules, then compiles for a few minutes)"
+log="$tmp/build.log"
 (
   cd "$root/engine/cli"
-  go mod download -x 2>&1 | awk '/^# get/ { n++; if (n % 100 == 0) printf "engine:   %d modules fetched\n", n > "/dev/stderr" }'
-  go build -trimpath -ldflags "$ldflags" -o "$tmp/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
+  go mod download -x >"$log" 2>&1
+  say "  modules ready ($(grep -c '^# get' "$log" || true) fetched), compiling"
+  go build -trimpath -ldflags "$ldflags" -o "$tmp/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi >>"$log" 2>&1
 ) &
 build=$!
+ticks=0
 while kill -0 "$build" 2>/dev/null; do
-  sleep 30
-  kill -0 "$build" 2>/dev/null && say "  still compiling pulumi ($((SECONDS - start))s)"
+  sleep 2
+  ticks=$((ticks + 1))
+  if [ $((ticks % 15)) -eq 0 ] && kill -0 "$build" 2>/dev/null; then say "  still building pulumi ($((SECONDS - start))s)"; fi
 done
-wait "$build"
+if ! wait "$build"; then
+  say "building pulumi failed; the last lines of its log:"
+  tail -n 30 "$log" >&2
+  exit 1
+fi
 say "built pulumi in $((SECONDS - start))s"
 
 say "building pulumi-language-nodejs (engine/language-host)"

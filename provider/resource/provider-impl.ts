@@ -53,6 +53,10 @@ function split(bag: Bag | undefined): { props: Bag; urn: string; provider: unkno
   return { props, urn: typeof urn === "string" ? urn : "", provider };
 }
 
+/**
+ * No `signal`: the dynamic provider host ignores the engine's Cancel call, so
+ * an operation in flight runs to its end (the lifecycle's own timeouts bound it).
+ */
 function context(urn: string): lifecycle.LifecycleContext {
   const settings = configured();
   return {
