@@ -41,7 +41,7 @@ describe("provider-impl settings", () => {
     const impl = freshImpl();
     await impl.configure(configRequest({}));
     const result = await impl.check({}, vm);
-    expect(result.failures.map((f) => f.reason).join("\n")).toMatch(
+    expect((result.failures ?? []).map((f) => f.reason).join("\n")).toMatch(
       /connection\.endpoint.*goPveQemu:endpoint.*GO_PVE_QEMU_ENDPOINT/s,
     );
   });
