@@ -10,7 +10,7 @@
 // debug lines of raw command output, and every message is an engine event.
 // So each resource has its own delivery chain (finishing one VM never waits
 // for another VM's lines), and lines that come within a short window are
-// sent together, consecutive lines of one severity as one message. With real
+// sent together, one message per severity. With real
 // step durations lines are seconds apart and go out one by one; when steps
 // take no time, as in tests and benchmarks, a burst is one event.
 import * as grpc from "@grpc/grpc-js";
@@ -70,12 +70,10 @@ class ResourceLog {
   private sendPending(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    let i = 0;
-    while (i < this.pending.length) {
-      const severity = this.pending[i]!.severity;
-      const lines: string[] = [];
-      for (; i < this.pending.length && this.pending[i]!.severity === severity; i++)
-        lines.push(this.pending[i]!.message);
+    // One message per severity for the whole window: lines of one severity
+    // stay in order; debug lines (only shown with -v) may move after info.
+    for (const severity of new Set(this.pending.map((p) => p.severity))) {
+      const lines = this.pending.filter((p) => p.severity === severity).map((p) => p.message);
       this.send(severity, lines.join("\n"));
     }
     this.pending = [];
