@@ -36,7 +36,7 @@ export interface Fleet {
   /** The resource states of the current checkpoint, by resource name. */
   resources(): Record<string, { id?: string; outputs: Record<string, unknown>; inputs: Record<string, unknown> }>;
   /** Lines of the diagnostic messages the engine attached to resource `name` (a message may hold several). */
-  diagnosticsFor(name: string): string[];
+  diagnosticsFor(name: string, severity?: "info" | "warning" | "debug" | "error"): string[];
   dispose(): Promise<void>;
 }
 
@@ -92,10 +92,11 @@ export async function newFleet(simOptions: SimulatorOptions = {}): Promise<Fleet
       }
       return out;
     },
-    diagnosticsFor: (name) =>
+    diagnosticsFor: (name, severity) =>
       events
         .map((e) => e.diagnosticEvent)
         .filter((d) => d !== undefined && (d.urn ?? "").endsWith(`::${name}`))
+        .filter((d) => severity === undefined || String(d!.severity) === severity)
         .flatMap((d) => d!.message.replace(/\n$/, "").split("\n")),
     dispose: async () => {
       await stack.workspace.removeStack("e2e", { force: true }).catch(() => undefined);

@@ -52,7 +52,7 @@ describe("up, preview, destroy", () => {
   });
 
   it("shows each install's steps under its resource while it runs", () => {
-    const lines = fleet.diagnosticsFor("web");
+    const lines = fleet.diagnosticsFor("web", "info");
     expect(lines.some((l) => /VM creation > creating VM/.test(l))).toBe(true);
     expect(lines.some((l) => /VM initialization > finalizing/.test(l))).toBe(true);
     // "[k/n]" step numbering, in order
