@@ -8,7 +8,7 @@ import type { VmEntry } from "../client/schemas";
 import { sleep, timingOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { LifecycleError } from "./errors";
-import { errorText } from "./redact";
+import { errorText, safeCause } from "./redact";
 import type { Redactor } from "./redact";
 
 export const STOPPED = "stopped";
@@ -22,6 +22,26 @@ export async function findEntry(
 ): Promise<VmEntry | undefined> {
   const list = await client.list({ signal });
   return list.vms.find((vm) => vm.vmid === vmid);
+}
+
+/**
+ * findEntry for an operation on one VM: a list that fails becomes an error
+ * that says where and what for (`to read VM web-101 (101)`).
+ */
+export async function listedEntry(
+  client: GoPveQemuApi,
+  vmid: number,
+  what: { endpoint: string; doing: string },
+  redact: Redactor,
+  signal?: AbortSignal,
+): Promise<VmEntry | undefined> {
+  try {
+    return await findEntry(client, vmid, signal);
+  } catch (err) {
+    throw new LifecycleError(`could not list the VMs on ${what.endpoint} ${what.doing}: ${errorText(err, redact)}`, {
+      cause: safeCause(err, redact),
+    });
+  }
 }
 
 /** A VM in the server's disabled file shows node "-": it may not be controlled. */

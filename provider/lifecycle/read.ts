@@ -23,8 +23,8 @@ import type { LifecycleContext } from "./context";
 import { LifecycleError } from "./errors";
 import type { VmInputs } from "./inputs";
 import { diskFromList, memoryFromList } from "./listing";
-import { RUNNING, findEntry, isDisabled, vmLabel } from "./power";
-import { errorText, redactor, safeCause } from "./redact";
+import { RUNNING, isDisabled, listedEntry, vmLabel } from "./power";
+import { redactor } from "./redact";
 import { dropUndefined, nameFromVmName, parseState, vmidFromId } from "./state";
 import type { Desired, VmState } from "./state";
 
@@ -52,17 +52,13 @@ export async function read(
   const redact = redactor([prior?.password, ...connectionSecrets(conn)]);
   const label = vmLabel(vmid, prior?.vmName);
 
-  let entry: VmEntry | undefined;
-  try {
-    entry = await findEntry(client, vmid, ctx.signal);
-  } catch (err) {
-    throw new LifecycleError(
-      `could not list the VMs on ${conn.endpoint} to read VM ${label}: ${errorText(err, redact)}`,
-      {
-        cause: safeCause(err, redact),
-      },
-    );
-  }
+  const entry = await listedEntry(
+    client,
+    vmid,
+    { endpoint: conn.endpoint, doing: `to read VM ${label}` },
+    redact,
+    ctx.signal,
+  );
   if (entry === undefined) {
     ctx.reporter.info(`VM ${label} no longer exists on ${conn.endpoint}`);
     return undefined;

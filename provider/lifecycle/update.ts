@@ -16,7 +16,6 @@
 //   stored one (not over the defaults: the VM lives where it was created).
 import type { GoPveQemuApi } from "../client/api";
 import { HttpStatusError } from "../client/errors";
-import type { VmEntry } from "../client/schemas";
 import { connectionSecrets, resolveConnection } from "./connection";
 import { timingOf } from "./context";
 import type { LifecycleContext } from "./context";
@@ -26,7 +25,7 @@ import type { VmInputs } from "./inputs";
 import { diskFromList, memoryFromList } from "./listing";
 import { describeStep, planUpdate } from "./plan";
 import type { Step } from "./plan";
-import { RUNNING, findEntry, isDisabled, seconds, shutdownAndWait, vmLabel, waitForStatus } from "./power";
+import { RUNNING, findEntry, isDisabled, listedEntry, seconds, shutdownAndWait, vmLabel, waitForStatus } from "./power";
 import { streamProgress } from "./progress";
 import { errorText, redactor, safeCause } from "./redact";
 import type { Redactor } from "./redact";
@@ -48,17 +47,13 @@ export async function update(id: string, olds: VmState, news: VmInputs, ctx: Lif
   let label = vmLabel(vmid, old.vmName);
 
   // The VM as it is now.
-  let entry: VmEntry | undefined;
-  try {
-    entry = await findEntry(client, vmid, ctx.signal);
-  } catch (err) {
-    throw new LifecycleError(
-      `could not list the VMs on ${conn.endpoint} to update VM ${label}: ${errorText(err, redact)}`,
-      {
-        cause: safeCause(err, redact),
-      },
-    );
-  }
+  const entry = await listedEntry(
+    client,
+    vmid,
+    { endpoint: conn.endpoint, doing: `to update VM ${label}` },
+    redact,
+    ctx.signal,
+  );
   if (entry === undefined) {
     throw new LifecycleError(
       `VM ${label} no longer exists on ${conn.endpoint}; run \`pulumi refresh\` to drop it from state, then \`pulumi up\` creates it again`,
