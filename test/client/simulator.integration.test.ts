@@ -6,6 +6,7 @@ import { HttpStatusError, OperationFailedError, ResponseShapeError } from "../..
 import type { InstallRequest } from "../../provider/client/schemas";
 import type { InstallFacts, OperationEvent } from "../../provider/client/stream/types";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
+import { failure } from "./helpers/failure";
 
 let sim: SimulatorHandle;
 let client: GoPveQemuClient;
@@ -18,16 +19,6 @@ afterEach(async () => {
   await client.close();
   await sim.close();
 });
-
-async function failure(p: Promise<unknown>): Promise<OperationFailedError> {
-  try {
-    await p;
-  } catch (err) {
-    if (!(err instanceof OperationFailedError)) throw err;
-    return err;
-  }
-  throw new Error("expected an OperationFailedError");
-}
 
 async function rejection(p: Promise<unknown>): Promise<Error> {
   try {

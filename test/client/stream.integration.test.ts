@@ -3,17 +3,13 @@
 // socket at once on abort and timeouts, and map non-SSE answers to errors.
 import type { ServerResponse } from "node:http";
 import { GoPveQemuClient } from "../../provider/client";
-import {
-  ConnectionError,
-  HttpStatusError,
-  OperationFailedError,
-  ResponseShapeError,
-} from "../../provider/client/errors";
+import { ConnectionError, HttpStatusError, ResponseShapeError } from "../../provider/client/errors";
 import type { InstallFacts, OperationEvent } from "../../provider/client/stream/types";
 import { EXPECTATIONS } from "./fixture-expectations";
 import { bytes, fixtureText, sleep } from "./helpers/fixtures";
 import { closedPort, sseHead, startTestServer, type TestServer } from "./helpers/http-server";
 import { START_OK, ev } from "./helpers/sse";
+import { failure } from "./helpers/failure";
 
 let server: TestServer;
 let client: GoPveQemuClient;
@@ -45,16 +41,6 @@ async function play(
     if (++n % (opts.pauseEvery ?? 8) === 0) await sleep(1);
   }
   if (opts.end !== false) res.end();
-}
-
-async function failure(p: Promise<unknown>): Promise<OperationFailedError> {
-  try {
-    await p;
-  } catch (err) {
-    if (!(err instanceof OperationFailedError)) throw err;
-    return err;
-  }
-  throw new Error("expected an OperationFailedError");
 }
 
 test("install: request, headers, and the outcome with its facts", async () => {
