@@ -151,9 +151,10 @@ export async function handleSetNode(core: SimCore, ctx: Ctx, rawId: string): Pro
   const bound = bindJson(NODE_BODY, ctx.body);
   if (!bound.ok) {
     // c.String(400, ...) and then an SSE-style line into the same body.
+    // c.String(400, ...), an SSE-style line, Flush: one chunk (the flush makes it chunked).
+    const text = `invalid request body: ${bound.error}` + bareFrame(`[-] invalid request body: ${bound.error}`);
     ctx.res.writeHead(400, goOrder({ ...corsHeaders(ctx), "Content-Type": TEXT }));
-    ctx.res.write(`invalid request body: ${bound.error}`);
-    ctx.res.end(bareFrame(`[-] invalid request body: ${bound.error}`));
+    ctx.res.end(text);
     return;
   }
   const target = bound.value.node as string;
