@@ -1,5 +1,6 @@
 // The client's surface: one method per endpoint of go-pve-qemu. The lifecycle
 // layer depends on this interface only; `GoPveQemuClient` implements it over undici.
+import type { WatchdogClock } from "./stream/liveness";
 import type { InstallRequest, VmList } from "./schemas";
 import type { InstallFacts, InstallSuccess, OperationEvent, OperationSuccess } from "./stream/types";
 
@@ -34,6 +35,8 @@ export interface StreamOptions {
   /** Per-call overrides of the connection's stream timeouts. */
   idleTimeoutMs?: number;
   overallTimeoutMs?: number;
+  /** The time those timeouts are measured in (default: the system's); tests inject their own. */
+  clock?: WatchdogClock;
 }
 
 export interface InstallOptions extends StreamOptions {

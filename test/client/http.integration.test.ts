@@ -223,12 +223,10 @@ describe("connections", () => {
   test("no answer within the request timeout is a ConnectionError", async () => {
     server.route("GET /api/health", () => undefined); // never answers
     const c = new GoPveQemuClient({ endpoint: server.url, requestTimeoutMs: 200 });
-    const t0 = performance.now();
     const err = await caught(c.health());
     await c.close();
     expect(err).toBeInstanceOf(ConnectionError);
     expect(err.message).toMatch(/no answer within 200 ms/);
-    expect(performance.now() - t0).toBeLessThan(2000);
   });
 
   test("a body that stalls midway also hits the request timeout", async () => {
