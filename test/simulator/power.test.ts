@@ -229,6 +229,14 @@ describe("plain actions", () => {
     expect(sim.vm(102)?.shuttingDown).toBe(false);
   });
 
+  test("the guest shutdown time can change at run time", async () => {
+    const sim = await start({ guestShutdownMs: 1e9, vms: [{ vmid: 102, running: true }] });
+    sim.settings({ guestShutdownMs: 0 });
+    expect(sim.config.durations.shutdownGrace).toBe(0);
+    expect((await request(sim.url, "POST", "/api/vm/102/shutdown")).body).toBe("ok");
+    expect(sim.vm(102)?.status).toBe("stopped");
+  });
+
   test("guestShutdownMs sets the guest's time; durationsZero zeroes only the default", async () => {
     const sim = await start({ durationsZero: true, guestShutdownMs: 5_000, vms: [{ vmid: 102, running: true }] });
     expect(sim.config.durations.shutdownGrace).toBe(5_000);
