@@ -46,6 +46,11 @@ export interface InstallOptions extends StreamOptions {
 
 export interface RequestOptions {
   signal?: AbortSignal;
+  /**
+   * Per-call override of the connection's requestTimeoutMs: a `shutdown` is answered only
+   * once the guest is off (`qm shutdown` waits), which can take minutes.
+   */
+  timeoutMs?: number;
 }
 
 /** The power state word from GET /vm/:id/status ("running", "stopped", ...). */

@@ -229,6 +229,15 @@ describe("connections", () => {
     expect(err.message).toMatch(/no answer within 200 ms/);
   });
 
+  test("a per-call timeout replaces the connection's (a shutdown waits for the guest)", async () => {
+    server.route("POST /api/vm/101/shutdown", () => undefined); // the guest takes its time
+    const c = new GoPveQemuClient({ endpoint: server.url, requestTimeoutMs: 600_000 });
+    const err = await caught(c.shutdown(101, { timeoutMs: 50 }));
+    await c.close();
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err.message).toMatch(/POST \/api\/vm\/101\/shutdown \(VM 101\) to .* got no answer within 50 ms/);
+  });
+
   test("a body that stalls midway also hits the request timeout", async () => {
     server.route("GET /api/vm/list", (_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
