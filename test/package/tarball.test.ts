@@ -94,6 +94,30 @@ describe("the packed package in a project of its own", () => {
       expect(manifest.scripts[script]).toBeUndefined();
   });
 
+  it("type-checks the user's program against the shipped types", async () => {
+    const tsc = await run(
+      path.join(project, "node_modules", ".bin", "tsc"),
+      ["--noEmit", "-p", "."],
+      project,
+      process.env,
+    );
+    expect(tsc).toEqual({ code: 0, out: "" });
+    // and refuses what the input schema refuses
+    fs.writeFileSync(
+      path.join(project, "bad.ts"),
+      'import { Vm } from "go-pve-qemu-pulumi";\nnew Vm("x", { os: "fedora", version: "40", cpus: 4 });\n',
+    );
+    const bad = await run(
+      path.join(project, "node_modules", ".bin", "tsc"),
+      ["--noEmit", "--strict", "bad.ts"],
+      project,
+      process.env,
+    );
+    fs.rmSync(path.join(project, "bad.ts"));
+    expect(bad.code).not.toBe(0);
+    expect(bad.out).toContain('"fedora"');
+  });
+
   it("installs without an install script of ours, and with one copy of @pulumi/pulumi", () => {
     const scriptWarnings = installOutput.split("\n").filter((l) => /install-scripts/.test(l));
     expect(scriptWarnings.join("\n")).not.toMatch(/go-pve-qemu-pulumi@|\bnode@\d/);
