@@ -103,19 +103,30 @@ describe("the packed package in a project of its own", () => {
     );
     expect(tsc).toEqual({ code: 0, out: "" });
     // and refuses what the input schema refuses
+    fs.writeFileSync(path.join(project, "tsconfig.bad.json"), '{ "extends": "./tsconfig.json", "files": ["bad.ts"] }');
     fs.writeFileSync(
       path.join(project, "bad.ts"),
-      'import { Vm } from "go-pve-qemu-pulumi";\nnew Vm("x", { os: "fedora", version: "40", cpus: 4 });\n',
+      [
+        'import { Vm } from "go-pve-qemu-pulumi";',
+        'import { startSimulator } from "go-pve-qemu-pulumi/simulator";',
+        'new Vm("x", { os: "fedora", version: "40", cpus: 4 });',
+        "void startSimulator({ speed: 1000 });",
+        "void startSimulator({ sped: 1000 });",
+        "",
+      ].join("\n"),
     );
     const bad = await run(
       path.join(project, "node_modules", ".bin", "tsc"),
-      ["--noEmit", "--strict", "bad.ts"],
+      ["--noEmit", "-p", "tsconfig.bad.json"],
       project,
       process.env,
     );
-    fs.rmSync(path.join(project, "bad.ts"));
+    for (const f of ["bad.ts", "tsconfig.bad.json"]) fs.rmSync(path.join(project, f));
     expect(bad.code).not.toBe(0);
+    // exactly the two mistakes: the Vm's and the simulator's (its types resolve too)
     expect(bad.out).toContain('"fedora"');
+    expect(bad.out).toMatch(/bad\.ts\(5,/);
+    expect(bad.out.match(/error TS/g)).toHaveLength(2);
   });
 
   it("installs without an install script of ours, and with one copy of @pulumi/pulumi", () => {
