@@ -18,7 +18,10 @@ setup_say() { echo "setup: $*" >&2; }
 # lock file means the lock changed since (a pull, a branch switch).
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   setup_say "installing dependencies (npm ci)"
-  npm ci --no-audit --no-fund >&2
+  # Errors only: on a machine whose own Node.js is older than 22, npm warns
+  # about every package that needs 22 (this one included), which the `node`
+  # package it installs here provides.
+  npm ci --no-audit --no-fund --loglevel=error >&2
 fi
 
 export PATH="$root/node_modules/.bin:$PATH"
