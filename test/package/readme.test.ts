@@ -8,6 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { ROOT } from "../../scripts/engine-env";
+import { readmeStarter } from "./user-project";
 
 const exec = promisify(execFile);
 const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
@@ -62,5 +63,17 @@ describe("the README's commands", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the README's starter project", () => {
+  it("has the four files, and its package.json allows the @pulumi/pulumi the tests use", () => {
+    const files = readmeStarter();
+    expect(Object.keys(files).sort()).toEqual(["Pulumi.yaml", "index.ts", "package.json", "tsconfig.json"]);
+    const pkg = JSON.parse(files["package.json"]!);
+    const own = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
+    expect(pkg.dependencies["@pulumi/pulumi"]).toBe(`^${own.peerDependencies["@pulumi/pulumi"].match(/>=(\S+)/)[1]}`);
+    expect(files["index.ts"]).toContain('from "go-pve-qemu-pulumi"');
+    expect(files["Pulumi.yaml"]).toMatch(/typescript: true/);
   });
 });

@@ -8,50 +8,33 @@ import { ROOT } from "../../scripts/engine-env";
 
 const exec = promisify(execFile);
 
-/** Writes Pulumi.yaml, package.json, tsconfig.json and index.ts into `<parent>/project`; returns that folder. */
+/** The starter files of the README's "Using it in your own project", by name. */
+export function readmeStarter(): Record<string, string> {
+  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(
+    readme.indexOf("## Using it in your own project"),
+    readme.indexOf("## The `Vm` resource"),
+  );
+  const files: Record<string, string> = {};
+  for (const m of section.matchAll(/`([\w-]+\.[\w.]+)`(?: \([^)]*\))?:\n\n```\w+\n([\s\S]*?)```/g))
+    files[m[1]!] = m[2]!;
+  return files;
+}
+
+/**
+ * Writes the README's starter project into `<parent>/project` and returns that
+ * folder. package.json names `tarball`, and the @pulumi/pulumi this
+ * repository's engine is built from (the README's range allows it).
+ */
 export function userProject(parent: string, tarball: string): string {
   const dir = path.join(parent, "project");
   fs.mkdirSync(dir);
+  const files = readmeStarter();
   const own = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
-  const files: Record<string, string> = {
-    "Pulumi.yaml": "name: my-vms\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: index.ts\n",
-    "package.json": JSON.stringify(
-      {
-        name: "my-vms",
-        private: true,
-        main: "index.ts",
-        dependencies: {
-          "go-pve-qemu-pulumi": `file:${tarball}`,
-          // the engine here is built from this version
-          "@pulumi/pulumi": own.devDependencies["@pulumi/pulumi"],
-        },
-        devDependencies: {
-          "@types/node": own.devDependencies["@types/node"],
-          typescript: own.devDependencies.typescript,
-        },
-      },
-      null,
-      2,
-    ),
-    "tsconfig.json": JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        target: "es2022",
-        module: "commonjs",
-        moduleResolution: "node10",
-        esModuleInterop: true,
-        skipLibCheck: true,
-      },
-      files: ["index.ts"],
-    }),
-    "index.ts": [
-      'import { Vm } from "go-pve-qemu-pulumi";',
-      "",
-      'const web = new Vm("web", { os: "ubuntu", version: "24.04", cpu: 2 });',
-      "export const ip = web.ip;",
-      "",
-    ].join("\n"),
-  };
+  const pkg = JSON.parse(files["package.json"]!);
+  pkg.dependencies["go-pve-qemu-pulumi"] = `file:${tarball}`;
+  pkg.dependencies["@pulumi/pulumi"] = own.devDependencies["@pulumi/pulumi"];
+  files["package.json"] = JSON.stringify(pkg, null, 2);
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
   return dir;
 }
