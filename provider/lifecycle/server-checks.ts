@@ -55,7 +55,7 @@ export class ServerChecks {
       if (!this.warned.has(key)) {
         this.warned.add(key);
         reporter.warn(
-          `the go-pve-qemu server at ${conn.endpoint} cannot be reached (${names.problem}); ` +
+          `the go-pve-qemu server at ${conn.endpoint} ${names.problem}; ` +
             "node names were not checked against the cluster and `pulumi up` will need the server. " +
             "For previews without the server, set `pulumi config set goPveQemu:offline true` (or GO_PVE_QEMU_OFFLINE=true)",
         );
@@ -128,9 +128,14 @@ function nameOf(urn: string): string {
   return name ? JSON.stringify(name) : urn;
 }
 
+/** What went wrong asking for the list, as the rest of a sentence that starts with the server. */
 function describe(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === "TimeoutError" || err.name === "CancelledError")) {
-    return `no answer within ${timeoutMs} ms`;
-  }
-  return err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown } | null)?.code;
+  const name = err instanceof Error ? err.name : "";
+  if (code === "GPQ_CANCELLED" || name === "TimeoutError")
+    return `cannot be reached (no answer within ${timeoutMs} ms)`;
+  const text = err instanceof Error ? err.message : String(err);
+  // A server that answers, but not with its list (a 500, a body of another shape).
+  if (code === "GPQ_HTTP_STATUS" || code === "GPQ_RESPONSE_SHAPE") return `did not list its nodes (${text})`;
+  return `cannot be reached (${text})`;
 }

@@ -105,6 +105,21 @@ describe("server checks", () => {
     }
   });
 
+  test("a server that answers but not with its list is a warning with its words", async () => {
+    const other = await startSimulator({ speed: 2000 });
+    try {
+      other.addFault({ op: "list", step: "vm map", kind: "fail", times: 1 });
+      const { reporter, warnings } = recorder();
+      expect(await checksFor(other.url).check(URN("a"), vm({ node: "pve9" }), reporter)).toEqual([]);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(
+        new RegExp(`^the go-pve-qemu server at ${other.url} did not list its nodes \\(.*500.*failed to get VM Map`),
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
   test("offline asks nothing and warns about nothing", async () => {
     const checks = checksFor(sim.url, { offline: true });
     const { reporter, warnings } = recorder();
