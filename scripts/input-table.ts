@@ -3,11 +3,12 @@
 //
 //   node dist/scripts/input-table.js           rewrite the table in README.md
 //   node dist/scripts/input-table.js --check   fail when README.md is not current (npm test's lint)
+//   --readme <file>                            another copy of the README (tests)
 //
 // The table sits between the markers <!-- inputs:begin --> and <!-- inputs:end -->.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import * as prettier from "prettier";
+import { parseArgs } from "node:util";
 import type { z } from "zod";
 import { SUPPORTED_VERSIONS } from "../provider/client/schemas";
 import { INPUT_KEYS, LIMITS, SERVER_DEFAULTS, VmInputsSchema, defaultUser } from "../provider/lifecycle/inputs";
@@ -137,23 +138,32 @@ export async function withCurrentTable(readme: string, file: string): Promise<st
   const end = readme.indexOf(END);
   if (begin < 0 || end < begin) throw new Error(`${file}: the markers ${BEGIN} and ${END} are missing`);
   const text = `${readme.slice(0, begin + BEGIN.length)}\n\n${inputTable()}\n\n${readme.slice(end)}`;
-  const options = (await prettier.resolveConfig(file)) ?? {};
+  // Loaded here, not at the top: the table itself is also used where prettier cannot load (jest).
+  const prettier = await import("prettier");
+  // The repository's prettier settings, wherever the file is.
+  const options = (await prettier.resolveConfig(path.join(ROOT, "README.md"))) ?? {};
   return prettier.format(text, { ...options, filepath: file });
 }
 
 async function main(): Promise<void> {
-  const file = path.join(ROOT, "README.md");
+  const { values } = parseArgs({
+    options: {
+      check: { type: "boolean", default: false },
+      readme: { type: "string", default: path.join(ROOT, "README.md") },
+    },
+  });
+  const file = path.resolve(values.readme);
   const readme = fs.readFileSync(file, "utf8");
   const current = await withCurrentTable(readme, file);
-  if (process.argv.includes("--check")) {
+  if (values.check) {
     if (current !== readme) {
-      console.error("README.md: the table of Vm inputs is not current; run `npm run inputs-table`");
+      console.error(`${file}: the table of Vm inputs is not current; run \`npm run inputs-table\``);
       process.exit(1);
     }
     return;
   }
   if (current !== readme) fs.writeFileSync(file, current);
-  console.log(current === readme ? "README.md: input table is current" : "README.md: input table rewritten");
+  console.log(`${file}: input table ${current === readme ? "is current" : "rewritten"}`);
 }
 
 if (require.main === module) {
