@@ -14,6 +14,13 @@ cd "$root"
 
 setup_say() { echo "setup: $*" >&2; }
 
+# Done already in this process tree (npm test runs `npm run demo` in a test):
+# installing again would replace node_modules under the running tests.
+if [ "${GO_PVE_QEMU_SETUP_DONE:-}" = "$root" ]; then
+  export PATH="$root/node_modules/.bin:$PATH"
+  return 0 2>/dev/null || exit 0
+fi
+
 # npm writes node_modules/.package-lock.json on every install: older than the
 # lock file means the lock changed since (a pull, a branch switch).
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
@@ -38,4 +45,5 @@ tsc -p tsconfig.build.json
 if [ "${GO_PVE_QEMU_SETUP_ENGINE:-1}" != 0 ]; then
   GO_PVE_QEMU_ENGINE_BIN=${GO_PVE_QEMU_ENGINE_BIN:-$(bash scripts/ensure-engine.sh)}
   export GO_PVE_QEMU_ENGINE_BIN
+  export GO_PVE_QEMU_SETUP_DONE="$root"
 fi

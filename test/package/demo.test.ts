@@ -25,6 +25,15 @@ async function freePort(): Promise<number> {
 describe("npm run demo", () => {
   let dir: string;
   beforeAll(() => {
+    // Outside npm test (which does the set-up once), the demo's set-up must not
+    // reinstall node_modules under the running tests.
+    const stamp = (f: string) => fs.statSync(path.join(ROOT, f)).mtimeMs;
+    if (
+      process.env.GO_PVE_QEMU_SETUP_DONE !== ROOT &&
+      stamp("package-lock.json") > stamp("node_modules/.package-lock.json")
+    ) {
+      throw new Error("node_modules is older than package-lock.json: run `npm test` (it installs first) or `npm ci`");
+    }
     fs.mkdirSync(path.join(ROOT, ".e2e-work"), { recursive: true });
     // Inside the repository, so that `go-pve-qemu-pulumi` resolves to this package.
     dir = fs.mkdtempSync(path.join(ROOT, ".e2e-work", "demo-"));
