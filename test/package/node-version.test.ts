@@ -1,14 +1,16 @@
 // The Node.js check the package makes when it loads, before undici.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { MIN_NODE_MAJOR, nodeVersionProblem } from "../../provider/node-version";
+import { MIN_NODE, nodeVersionProblem } from "../../provider/node-version";
 
-test("Node.js 22 and later load; older ones get the version found and the fix", () => {
-  expect(MIN_NODE_MAJOR).toBe(22);
-  expect(nodeVersionProblem("22.0.0")).toBeUndefined();
+test("Node.js 22.19 and later load; older ones get the version found and the fix", () => {
+  expect(MIN_NODE).toEqual({ major: 22, minor: 19 });
+  expect(nodeVersionProblem("22.19.0")).toBeUndefined();
+  expect(nodeVersionProblem("22.23.3")).toBeUndefined();
   expect(nodeVersionProblem("24.1.0")).toBeUndefined();
+  expect(nodeVersionProblem("22.18.1")).toContain("(found 22.18.1)");
   const problem = nodeVersionProblem("20.20.2");
-  expect(problem).toMatch(/^go-pve-qemu-pulumi: Node.js >= 22 is required \(found 20\.20\.2\)\. /);
+  expect(problem).toMatch(/^go-pve-qemu-pulumi: Node.js >= 22\.19 is required \(found 20\.20\.2\)\. /);
   expect(problem).toContain("npm install --save-dev node@22");
   expect(nodeVersionProblem("18.19.0")).toContain("(found 18.19.0)");
   expect(nodeVersionProblem("garbage")).toContain("(found garbage)");

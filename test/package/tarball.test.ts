@@ -12,6 +12,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
 import { ROOT, engineEnv } from "../../scripts/engine-env";
+import { nodeVersionProblem } from "../../provider/node-version";
 import { machineNode, userProject } from "./user-project";
 
 jest.setTimeout(240_000);
@@ -170,12 +171,12 @@ describe("the packed package in a project of its own", () => {
   it("on the machine's own Node.js, if older than 22, preview says which Node.js is needed", async () => {
     const node = await machineNode();
     const loaded = await run(node.path, ["-e", 'require("go-pve-qemu-pulumi")'], project, process.env);
-    if (node.major >= 22) {
+    if (nodeVersionProblem(node.version) === undefined) {
       // Nothing to refuse on this machine: the package loads.
       expect(loaded).toEqual({ code: 0, out: "" });
       return;
     }
-    const expected = `go-pve-qemu-pulumi: Node.js >= 22 is required (found ${node.version})`;
+    const expected = `go-pve-qemu-pulumi: Node.js >= 22.19 is required (found ${node.version})`;
     expect(loaded.code).not.toBe(0);
     expect(loaded.out).toContain(expected);
     // The whole way: the engine runs the program with the machine's Node.js first on PATH.

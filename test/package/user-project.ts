@@ -40,14 +40,14 @@ export function userProject(parent: string, tarball: string): string {
 }
 
 /** The first `node` on PATH outside any node_modules/.bin: the Node.js the machine itself runs. */
-export async function machineNode(): Promise<{ path: string; version: string; major: number }> {
+export async function machineNode(): Promise<{ path: string; version: string }> {
   const dirs = (process.env.PATH ?? "").split(path.delimiter).filter((d) => d !== "" && !d.includes("node_modules"));
   for (const dir of dirs) {
     const candidate = path.join(dir, "node");
     if (!fs.existsSync(candidate)) continue;
     const { stdout } = await exec(candidate, ["-p", "process.versions.node"]);
     const version = stdout.trim();
-    return { path: candidate, version, major: Number(version.split(".")[0]) };
+    return { path: candidate, version };
   }
   throw new Error(`no node on PATH outside node_modules: ${dirs.join(", ")}`);
 }
