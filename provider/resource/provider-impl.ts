@@ -5,7 +5,7 @@
 // reporter on the engine log, settings from stack config and the
 // environment), and turns partial failures into the error shape with which
 // the engine records a partially created or updated resource.
-// First: Node.js 22 is said plainly before undici loads (it fails obscurely on 20).
+// First: the Node.js version is checked before undici loads (it fails obscurely on 20).
 import "../node-version";
 import type * as pulumi from "@pulumi/pulumi";
 import { GoPveQemuClient } from "../client";
