@@ -9,7 +9,15 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { LocalWorkspace, PulumiCommand, type EngineEvent, type Stack, type UpResult } from "@pulumi/pulumi/automation";
+import {
+  LocalWorkspace,
+  PulumiCommand,
+  type EngineEvent,
+  type PreviewResult,
+  type RefreshResult,
+  type Stack,
+  type UpResult,
+} from "@pulumi/pulumi/automation";
 import { engineEnv, ensureEngine, ROOT } from "../scripts/engine-env";
 
 export const QUICK = process.argv.includes("--quick");
@@ -37,38 +45,66 @@ function command(): Promise<PulumiCommand> {
   return pulumiCommand;
 }
 
+export interface OpOptions {
+  parallel?: number;
+  onEvent?: (e: EngineEvent) => void;
+}
+
 export interface BenchStack {
   stack: Stack;
   /** `pulumi up`, timed from the call to its return (CLI start, program, every step, final checkpoint). */
-  up(opts?: { parallel?: number; onEvent?: (e: EngineEvent) => void }): Promise<{ ms: number; result: UpResult }>;
+  up(opts?: OpOptions): Promise<{ ms: number; result: UpResult }>;
+  /** `pulumi refresh` of the stack as it stands (no program run), timed the same way. */
+  refresh(opts?: OpOptions): Promise<{ ms: number; result: RefreshResult }>;
+  /** `pulumi preview` (runs the program, diffs every resource, writes nothing), timed the same way. */
+  preview(opts?: OpOptions): Promise<{ ms: number; result: PreviewResult }>;
   /** The stack's state file (the checkpoint) in the file backend. */
   stateFile(): string;
   dispose(): Promise<void>;
 }
 
-/** A fresh stack of bench/programs/<program>: new backend, new copy of the program, this config. */
-export async function newStack(program: "vms" | "noop", config: Record<string, string | number>): Promise<BenchStack> {
+/**
+ * A fresh stack of bench/programs/<program>: new backend, new copy of the program, this config.
+ * `extraEnv` goes to the CLI and so to every process it starts (language host, provider):
+ * e.g. NODE_OPTIONS for a CPU profile.
+ */
+export async function newStack(
+  program: "vms" | "noop",
+  config: Record<string, string | number>,
+  extraEnv: Record<string, string> = {},
+): Promise<BenchStack> {
   const base = scratchDir();
   fs.mkdirSync(WORK, { recursive: true });
   const workDir = fs.mkdtempSync(path.join(WORK, `${program}-`));
   fs.cpSync(path.join(PROGRAMS, program), workDir, { recursive: true });
   const backendDir = fs.mkdtempSync(path.join(base, "backend-"));
-  const env = engineEnv({ backendDir, homeDir: path.join(base, "home"), passphrase: PASSPHRASE });
+  const env = { ...engineEnv({ backendDir, homeDir: path.join(base, "home"), passphrase: PASSPHRASE }), ...extraEnv };
   const stack = await LocalWorkspace.createOrSelectStack(
     { stackName: STACK, workDir },
     { envVars: env, pulumiCommand: await command() },
   );
   await stack.setAllConfig(Object.fromEntries(Object.entries(config).map(([k, v]) => [k, { value: String(v) }])));
   const project = `bench-${program}`;
+  const timed = async <R>(run: () => Promise<R>): Promise<{ ms: number; result: R }> => {
+    const t0 = performance.now();
+    const result = await run();
+    return { ms: performance.now() - t0, result };
+  };
   return {
     stack,
     up: async (opts = {}) => {
-      const t0 = performance.now();
-      const result = await stack.up({ parallel: opts.parallel, onEvent: opts.onEvent });
-      const ms = performance.now() - t0;
-      if (result.summary.result !== "succeeded") throw new Error(`pulumi up of ${program}: ${result.summary.result}`);
-      return { ms, result };
+      const r = await timed(() => stack.up({ parallel: opts.parallel, onEvent: opts.onEvent }));
+      if (r.result.summary.result !== "succeeded")
+        throw new Error(`pulumi up of ${program}: ${r.result.summary.result}`);
+      return r;
     },
+    refresh: async (opts = {}) => {
+      const r = await timed(() => stack.refresh({ parallel: opts.parallel, onEvent: opts.onEvent }));
+      if (r.result.summary.result !== "succeeded")
+        throw new Error(`pulumi refresh of ${program}: ${r.result.summary.result}`);
+      return r;
+    },
+    preview: async (opts = {}) => timed(() => stack.preview({ parallel: opts.parallel, onEvent: opts.onEvent })),
     stateFile: () => path.join(backendDir, ".pulumi", "stacks", project, `${STACK}.json`),
     dispose: async () => {
       fs.rmSync(backendDir, { recursive: true, force: true });

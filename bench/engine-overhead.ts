@@ -1,34 +1,63 @@
-// Benchmark: what a Vm costs the engine per resource. `pulumi up` of N Vms
-// against the simulator with every step duration at zero (an install answers
-// at once), beside `pulumi up` of N no-op dynamic resources (their provider's
-// create returns at once: the engine's own floor). Same engine, same kind of
-// backend, a fresh stack (and a fresh simulator) for every run.
+// Benchmark: what a Vm costs the engine per resource. On a fresh stack of N
+// Vms against the simulator with every step duration at zero (an install
+// answers at once): `pulumi up`, then `pulumi refresh`, then `pulumi preview`
+// of the stack as it stands. Beside it, the same three on N no-op dynamic
+// resources (their provider's create returns at once, and they have no read
+// or diff: the engine's own floor). Same engine, same kind of backend, a
+// fresh stack (and a fresh simulator) for every run.
 //
-// Run: `npm run build && node dist/bench/engine-overhead.js [--quick] [--reps N]`.
+// Run: `npm run build && node dist/bench/engine-overhead.js [--quick] [--reps N] [--ns 10,100]
+//       [--profile DIR]` (--profile: a CPU profile of every Node.js process of the Vm runs,
+//       through NODE_OPTIONS; summarise with dist/bench/profile-top.js DIR).
 import * as fs from "node:fs";
+import * as path from "node:path";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { startSimulator } from "../simulator";
 import { QUICK, aim, warmUp, median, msStr, newStack, runMain, spread } from "./common";
 
-const NS = QUICK ? [3, 10] : [10, 25, 50];
-const REPS = repsArg(QUICK ? 1 : 5);
-/** The aim: the Vm's `pulumi up` within this factor of the floor's. */
-const AIM_RATIO = 1.3;
+const NS = listArg("--ns") ?? (QUICK ? [3, 10] : [10, 25, 50, 100]);
+const REPS = repsArg(QUICK ? 1 : 3);
+const PROFILE = stringArg("--profile");
+const OPS = ["up", "refresh", "preview"] as const;
+type Op = (typeof OPS)[number];
+type Kind = "floor" | "vm";
+/** The aim: each operation on N Vms within this factor of the same operation on N no-op resources. */
+const AIM_RATIO = 1.2;
+/** The aim: `up`'s cost per VM of the last segment within this factor of the first segment's. */
+const AIM_FLAT = 1.5;
+/** The aim: server requests per VM of a `refresh` at the largest N. */
+const AIM_REFRESH_REQUESTS = 1.2;
 
 function repsArg(fallback: number): number {
-  const i = process.argv.indexOf("--reps");
-  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
+  const v = Number(stringArg("--reps"));
   return Number.isInteger(v) && v > 0 ? v : fallback;
 }
 
-interface Run {
+function stringArg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function listArg(name: string): number[] | undefined {
+  const v = stringArg(name);
+  if (v === undefined) return undefined;
+  const ns = v.split(",").map(Number);
+  return ns.every((n) => Number.isInteger(n) && n > 0) ? ns : undefined;
+}
+
+interface OpRun {
   ms: number;
-  /** engine events of the run, and how many of them are diagnostics (log lines) */
+  /** engine events of the operation, and how many of them are diagnostics (log lines) */
   events: number;
   diagnostics: number;
+  /** simulator requests the operation made, by endpoint (Vm runs only) */
+  requests: Record<string, number>;
+}
+
+interface Run {
+  ops: Record<Op, OpRun>;
+  /** the state file after `up` */
   stateBytes: number;
-  /** simulator requests per VM (Vm runs only) */
-  requests?: Record<string, number>;
 }
 
 function counter(): { onEvent: (e: EngineEvent) => void; events: number; diagnostics: number } {
@@ -43,99 +72,150 @@ function counter(): { onEvent: (e: EngineEvent) => void; events: number; diagnos
   return c;
 }
 
-async function floorRun(n: number): Promise<Run> {
-  const s = await newStack("noop", { count: n });
+/** What changed between two request counters, without the simulator's admin calls. */
+function delta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after)) {
+    if (k === "admin") continue;
+    const d = v - (before[k] ?? 0);
+    if (d > 0) out[k] = d;
+  }
+  return out;
+}
+
+async function run(kind: Kind, n: number): Promise<Run> {
+  const sim = kind === "vm" ? await startSimulator({ durationsZero: true, sshKey: true }) : undefined;
+  const env: Record<string, string> = {};
+  if (PROFILE && kind === "vm") {
+    const dir = path.resolve(PROFILE, `vm-n${n}-${Date.now()}`);
+    fs.mkdirSync(dir, { recursive: true });
+    env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${dir}`;
+  }
+  const s = sim
+    ? await newStack("vms", { count: n, "goPveQemu:endpoint": sim.url }, env)
+    : await newStack("noop", { count: n });
   try {
-    const c = counter();
-    const { ms } = await s.up({ onEvent: c.onEvent });
-    return { ms, events: c.events, diagnostics: c.diagnostics, stateBytes: fs.statSync(s.stateFile()).size };
+    const requests = (): Record<string, number> => ({ ...(sim?.stats().requests ?? {}) });
+    const once = async (op: Op): Promise<OpRun> => {
+      const c = counter();
+      const before = requests();
+      const { ms, result } = await s[op]({ onEvent: c.onEvent });
+      if (op === "preview") {
+        const changes = Object.entries((result as { changeSummary?: Record<string, number> }).changeSummary ?? {});
+        const planned = changes.filter(([k, v]) => k !== "same" && v > 0);
+        if (planned.length > 0)
+          throw new Error(`preview of an up-to-date stack planned changes: ${JSON.stringify(planned)}`);
+      }
+      if (sim && sim.vms().length !== n)
+        throw new Error(`after ${op}: expected ${n} VMs on the simulator, found ${sim.vms().length}`);
+      return { ms, events: c.events, diagnostics: c.diagnostics, requests: delta(before, requests()) };
+    };
+    const up = await once("up");
+    const stateBytes = fs.statSync(s.stateFile()).size;
+    const refresh = await once("refresh");
+    const preview = await once("preview");
+    return { ops: { up, refresh, preview }, stateBytes };
   } finally {
     await s.dispose();
+    await sim?.close();
   }
 }
 
-async function vmRun(n: number): Promise<Run> {
-  const sim = await startSimulator({ durationsZero: true, sshKey: true });
-  const s = await newStack("vms", { count: n, "goPveQemu:endpoint": sim.url });
-  try {
-    const c = counter();
-    const { ms } = await s.up({ onEvent: c.onEvent });
-    const made = sim.vms().length;
-    if (made !== n) throw new Error(`expected ${n} VMs on the simulator, found ${made}`);
-    const requests = Object.fromEntries(Object.entries(sim.stats().requests).map(([k, v]) => [k, v / n]));
-    return { ms, events: c.events, diagnostics: c.diagnostics, stateBytes: fs.statSync(s.stateFile()).size, requests };
-  } finally {
-    await s.dispose();
-    await sim.close();
-  }
-}
+const total = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
 
 async function main(): Promise<void> {
   console.log(
-    `engine overhead: pulumi up of N Vms (simulator, every step 0 ms, auto VMIDs, default --parallel) ` +
-      `vs N no-op dynamic resources; fresh stack each run; ${REPS} interleaved repetition(s), medians${QUICK ? " (--quick)" : ""}`,
+    `engine overhead: on a fresh stack of N Vms (simulator, every step 0 ms, auto VMIDs, default --parallel): ` +
+      `up, then refresh, then preview; vs the same on N no-op dynamic resources; ${REPS} interleaved repetition(s), medians` +
+      `${QUICK ? " (--quick)" : ""}${PROFILE ? `; CPU profiles of the Vm runs in ${PROFILE}` : ""}`,
   );
   await warmUp();
-  const floor = new Map<number, Run[]>(NS.map((n) => [n, []]));
-  const vm = new Map<number, Run[]>(NS.map((n) => [n, []]));
+  const runs: Record<Kind, Map<number, Run[]>> = {
+    floor: new Map(NS.map((n) => [n, []])),
+    vm: new Map(NS.map((n) => [n, []])),
+  };
   for (let r = 0; r < REPS; r++) {
     for (const n of NS) {
       // A B, then B A on the next repetition: drift on a shared machine hits both alike.
-      const order = (r + NS.indexOf(n)) % 2 === 0 ? ["floor", "vm"] : ["vm", "floor"];
-      for (const which of order) {
-        if (which === "floor") floor.get(n)!.push(await floorRun(n));
-        else vm.get(n)!.push(await vmRun(n));
-      }
+      const order: Kind[] = (r + NS.indexOf(n)) % 2 === 0 ? ["floor", "vm"] : ["vm", "floor"];
+      for (const kind of order) runs[kind].get(n)!.push(await run(kind, n));
     }
     process.stderr.write(`engine-overhead: repetition ${r + 1}/${REPS} done\n`);
   }
 
-  const t = (runs: Map<number, Run[]>, n: number): number => median(runs.get(n)!.map((x) => x.ms));
-  console.log("");
-  console.log(
-    `  ${"N".padStart(3)}  ${"no-op floor (median [runs])".padEnd(40)}  ${"Vm (median [runs])".padEnd(40)}  Vm/floor`,
-  );
-  for (const n of NS) {
-    const f = floor.get(n)!.map((x) => x.ms);
-    const v = vm.get(n)!.map((x) => x.ms);
+  const ms = (kind: Kind, op: Op, n: number): number[] => runs[kind].get(n)!.map((x) => x.ops[op].ms);
+  const t = (kind: Kind, op: Op, n: number): number => median(ms(kind, op, n));
+  const slope = (kind: Kind, op: Op, a: number, b: number): number => (t(kind, op, b) - t(kind, op, a)) / (b - a);
+  const segs = NS.slice(1).map((n, i) => [NS[i]!, n] as const);
+  const lo = NS[0]!;
+  const hi = NS[NS.length - 1]!;
+
+  for (const op of OPS) {
+    console.log("");
+    console.log(`  pulumi ${op}`);
     console.log(
-      `  ${String(n).padStart(3)}  ${spread(f).padEnd(40)}  ${spread(v).padEnd(40)}  ${(t(vm, n) / t(floor, n)).toFixed(2)}`,
+      `    ${"N".padStart(3)}  ${"no-op floor (median [runs])".padEnd(36)}  ${"Vm (median [runs])".padEnd(36)}  Vm/floor`,
+    );
+    for (const n of NS) {
+      console.log(
+        `    ${String(n).padStart(3)}  ${spread(ms("floor", op, n)).padEnd(36)}  ${spread(ms("vm", op, n)).padEnd(36)}  ` +
+          `${(t("vm", op, n) / t("floor", op, n)).toFixed(2)}`,
+      );
+    }
+    // Linear growth: the slope of each segment is about the same.
+    const show = (kind: Kind): string => segs.map(([a, b]) => `${a}->${b} ${msStr(slope(kind, op, a, b))}`).join(", ");
+    if (segs.length > 0) {
+      console.log(`    marginal cost per resource by segment: floor ${show("floor")}; Vm ${show("vm")}`);
+      const f = slope("floor", op, lo, hi);
+      const v = slope("vm", op, lo, hi);
+      console.log(
+        `    marginal cost per resource ${lo}->${hi}: floor ${msStr(f)}, Vm ${msStr(v)}, Vm - floor ${msStr(v - f)}`,
+      );
+    }
+    // What one more resource adds to the operation: engine events (mostly log lines) and server requests.
+    const per = (kind: Kind, key: "events" | "diagnostics"): string =>
+      segs.length > 0
+        ? (
+            (median(runs[kind].get(hi)!.map((x) => x.ops[op][key])) -
+              median(runs[kind].get(lo)!.map((x) => x.ops[op][key]))) /
+            (hi - lo)
+          ).toFixed(1)
+        : "-";
+    const reqs = runs.vm.get(hi)!.map((x) => x.ops[op].requests);
+    const req = reqs[reqs.length - 1]!;
+    console.log(
+      `    per resource: engine events floor ${per("floor", "events")}, Vm ${per("vm", "events")} ` +
+        `(diagnostics floor ${per("floor", "diagnostics")}, Vm ${per("vm", "diagnostics")}); ` +
+        `server requests per Vm at N=${hi}: ${(median(reqs.map(total)) / hi).toFixed(2)}` +
+        ` (${
+          Object.entries(req)
+            .map(([k, v]) => `${k} ${(v / hi).toFixed(2)}`)
+            .join(", ") || "none"
+        })`,
     );
   }
 
-  const lo = NS[0]!;
-  const hi = NS[NS.length - 1]!;
-  const slope = (runs: Map<number, Run[]>, a: number, b: number): number => (t(runs, b) - t(runs, a)) / (b - a);
-  const fSlope = slope(floor, lo, hi);
-  const vSlope = slope(vm, lo, hi);
+  const bytes = (kind: Kind, n: number): number => median(runs[kind].get(n)!.map((x) => x.stateBytes));
   console.log("");
-  console.log(`  marginal cost per resource, (t(${hi})-t(${lo}))/${hi - lo}:`);
   console.log(
-    `    no-op floor ${msStr(fSlope)}, Vm ${msStr(vSlope)}, Vm/floor ${(vSlope / fSlope).toFixed(2)}, Vm - floor ${msStr(vSlope - fSlope)} per VM`,
+    `  state bytes per resource (state file after up, ${lo}->${hi}): floor ${((bytes("floor", hi) - bytes("floor", lo)) / (hi - lo)).toFixed(0)}, ` +
+      `Vm ${((bytes("vm", hi) - bytes("vm", lo)) / (hi - lo)).toFixed(0)}; state file at N=${hi}: floor ${bytes("floor", hi)}, Vm ${bytes("vm", hi)}`,
   );
-  if (NS.length >= 3) {
-    // Linear growth: the slope of each segment is about the same.
-    const segs = NS.slice(1).map((n, i) => [NS[i]!, n] as const);
-    const show = (runs: Map<number, Run[]>): string =>
-      segs.map(([a, b]) => `${a}->${b}: ${msStr(slope(runs, a, b))}`).join(", ");
-    console.log(`    per segment (linear if alike): floor ${show(floor)}; Vm ${show(vm)}`);
+  console.log("");
+  for (const op of OPS)
+    for (const n of NS) aim(`engine-overhead-${op}-n${n}`, t("vm", op, n) / t("floor", op, n), "<=", AIM_RATIO);
+  if (segs.length >= 2) {
+    const [a, b] = segs[0]!;
+    const [c, d] = segs[segs.length - 1]!;
+    aim(
+      `engine-overhead-up-flat-${c}-${d}-vs-${a}-${b}`,
+      slope("vm", "up", c, d) / slope("vm", "up", a, b),
+      "<=",
+      AIM_FLAT,
+    );
   }
-  // What a Vm adds per resource, beside the floor: log lines (each one an engine event) and state.
-  const per = (runs: Map<number, Run[]>, key: "events" | "diagnostics" | "stateBytes"): number =>
-    (median(runs.get(hi)!.map((x) => x[key])) - median(runs.get(lo)!.map((x) => x[key]))) / (hi - lo);
-  console.log(
-    `    per resource: engine events floor ${per(floor, "events").toFixed(1)}, Vm ${per(vm, "events").toFixed(1)} ` +
-      `(diagnostics floor ${per(floor, "diagnostics").toFixed(1)}, Vm ${per(vm, "diagnostics").toFixed(1)}); ` +
-      `state bytes floor ${per(floor, "stateBytes").toFixed(0)}, Vm ${per(vm, "stateBytes").toFixed(0)}`,
-  );
-  const req = vm.get(hi)![0]!.requests ?? {};
-  console.log(
-    `    simulator requests per Vm: ${Object.entries(req)
-      .map(([k, v]) => `${k} ${v.toFixed(1)}`)
-      .join(", ")}`,
-  );
-  console.log("");
-  for (const n of NS) aim(`engine-overhead-n${n}`, t(vm, n) / t(floor, n), "<=", AIM_RATIO);
+  const refreshReqs = median(runs.vm.get(hi)!.map((x) => total(x.ops.refresh.requests))) / hi;
+  aim(`engine-overhead-refresh-requests-per-vm-n${hi}`, refreshReqs, "<=", AIM_REFRESH_REQUESTS);
 }
 
 runMain(main);

@@ -26,6 +26,13 @@ export interface ConnectionOptions {
   streamIdleTimeoutMs?: number;
   /** Longest a streamed operation may take in all. Default 60 minutes. */
   streamOverallTimeoutMs?: number;
+  /**
+   * Concurrent `list` calls share one request, and a list that started at most
+   * this long ago (with no write to the server since) serves later calls too
+   * (list-cache.ts). Keep it well below any poll interval. Default 0: every
+   * call makes its own request.
+   */
+  listShareMs?: number;
 }
 
 export interface StreamOptions {
@@ -53,6 +60,11 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 
+export interface ListOptions extends RequestOptions {
+  /** A new request, never a shared answer (see ConnectionOptions.listShareMs). */
+  fresh?: boolean;
+}
+
 /** The power state word from GET /vm/:id/status ("running", "stopped", ...). */
 export type PowerStatus = string;
 
@@ -60,7 +72,7 @@ export interface GoPveQemuApi {
   /** GET /api/health -> "ok" */
   health(opts?: RequestOptions): Promise<string>;
   /** GET /api/vm/list, either shape, normalised to {vms, nodes} */
-  list(opts?: RequestOptions): Promise<VmList>;
+  list(opts?: ListOptions): Promise<VmList>;
   /** GET /api/vm/:id/status -> the status word */
   status(vmid: number, opts?: RequestOptions): Promise<PowerStatus>;
 

@@ -7,12 +7,14 @@ import type {
   ConnectionOptions,
   GoPveQemuApi,
   InstallOptions,
+  ListOptions,
   PowerStatus,
   RequestOptions,
   StreamOptions,
 } from "./api";
 import { openConnection, type Connection } from "./connection";
 import { ResponseShapeError, type ErrorContext } from "./errors";
+import { ListCache, serverWrites, type ServerWrites } from "./list-cache";
 import { label, requestPlain, serverWords, type Method, type PlainAnswer } from "./http";
 import { runOperation } from "./operation";
 import { ListResponseSchema, OkTextSchema, PowerStatusSchema, type InstallRequest, type VmList } from "./schemas";
@@ -23,9 +25,14 @@ const CLOSE_GRACE_MS = 1000;
 
 export class GoPveQemuClient implements GoPveQemuApi {
   private readonly conn: Connection;
+  /** Every write moves this server's generation: no list answer is shared across one. */
+  private readonly writes: ServerWrites;
+  private readonly lists: ListCache<VmList>;
 
   constructor(options: ConnectionOptions) {
     this.conn = openConnection(options);
+    this.writes = serverWrites(`${this.conn.origin}${this.conn.apiBase}`);
+    this.lists = new ListCache(this.writes, options.listShareMs ?? 0);
   }
 
   // ---- plain endpoints -------------------------------------------------------
@@ -36,9 +43,13 @@ export class GoPveQemuClient implements GoPveQemuApi {
     return this.shape(OkTextSchema, answer.text.trim(), ctx, answer);
   }
 
-  async list(opts: RequestOptions = {}): Promise<VmList> {
+  async list(opts: ListOptions = {}): Promise<VmList> {
+    return this.lists.get(opts, (signal) => this.requestList(signal));
+  }
+
+  private async requestList(signal?: AbortSignal): Promise<VmList> {
     const ctx = this.ctx("GET", "/vm/list");
-    const answer = await requestPlain(this.conn, "GET", "/vm/list", ctx, opts);
+    const answer = await requestPlain(this.conn, "GET", "/vm/list", ctx, { signal });
     let json: unknown;
     try {
       json = JSON.parse(answer.text);
@@ -87,22 +98,28 @@ export class GoPveQemuClient implements GoPveQemuApi {
   async install(request: InstallRequest, opts: InstallOptions = {}): Promise<InstallSuccess> {
     const ctx = this.ctx("POST", "/vm/install", request.id);
     const req = { kind: "install" as const, path: "/vm/install", ctx, json: request, requestName: request.name };
-    return runOperation(this.conn, req, opts) as Promise<InstallSuccess>;
+    return this.writes.around(() => runOperation(this.conn, req, opts) as Promise<InstallSuccess>);
   }
 
   async start(vmid: number, opts: StreamOptions = {}): Promise<OperationSuccess> {
     const path = `/vm/${checkVmid(vmid)}/start`;
-    return runOperation(this.conn, { kind: "start", path, ctx: this.ctx("POST", path, vmid) }, opts);
+    return this.writes.around(() =>
+      runOperation(this.conn, { kind: "start", path, ctx: this.ctx("POST", path, vmid) }, opts),
+    );
   }
 
   async reboot(vmid: number, opts: StreamOptions = {}): Promise<OperationSuccess> {
     const path = `/vm/${checkVmid(vmid)}/reboot`;
-    return runOperation(this.conn, { kind: "reboot", path, ctx: this.ctx("POST", path, vmid) }, opts);
+    return this.writes.around(() =>
+      runOperation(this.conn, { kind: "reboot", path, ctx: this.ctx("POST", path, vmid) }, opts),
+    );
   }
 
   async migrate(vmid: number, node: string, opts: StreamOptions = {}): Promise<OperationSuccess> {
     const path = `/vm/${checkVmid(vmid)}/set/node`;
-    return runOperation(this.conn, { kind: "migrate", path, ctx: this.ctx("POST", path, vmid), json: { node } }, opts);
+    return this.writes.around(() =>
+      runOperation(this.conn, { kind: "migrate", path, ctx: this.ctx("POST", path, vmid), json: { node } }, opts),
+    );
   }
 
   async close(): Promise<void> {
@@ -141,11 +158,9 @@ export class GoPveQemuClient implements GoPveQemuApi {
   private async command(vmid: number, action: string, json: unknown, opts: RequestOptions): Promise<void> {
     const path = `/vm/${checkVmid(vmid)}/${action}`;
     const ctx = this.ctx("POST", path, vmid);
-    const answer = await requestPlain(this.conn, "POST", path, ctx, {
-      json,
-      signal: opts.signal,
-      timeoutMs: opts.timeoutMs,
-    });
+    const answer = await this.writes.around(() =>
+      requestPlain(this.conn, "POST", path, ctx, { json, signal: opts.signal, timeoutMs: opts.timeoutMs }),
+    );
     if (isOkAnswer(answer.text)) return;
     this.shape(OkTextSchema, answer.text.trim(), ctx, answer);
   }

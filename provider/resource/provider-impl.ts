@@ -10,6 +10,7 @@ import "../node-version";
 import type * as pulumi from "@pulumi/pulumi";
 import { GoPveQemuClient } from "../client";
 import type { GoPveQemuApi } from "../client/api";
+import { shareWindowMs } from "../client/list-cache";
 import * as lifecycle from "../lifecycle";
 import { engineReporter, flushEngineLog } from "./engine-log";
 import { readSettings, type ProviderSettings } from "./settings";
@@ -44,6 +45,8 @@ function clientFor(conn: lifecycle.ResolvedConnection): GoPveQemuApi {
       ...conn,
       streamIdleTimeoutMs: settings.stream.idleTimeoutMs,
       streamOverallTimeoutMs: settings.stream.overallTimeoutMs,
+      // The VMs of one deployment share list answers, briefly enough that every poll round is fresh.
+      listShareMs: shareWindowMs(settings.timing.pollIntervalMs ?? lifecycle.DEFAULT_TIMING.pollIntervalMs),
     });
     clients.set(key, client);
   }

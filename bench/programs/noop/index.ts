@@ -1,9 +1,12 @@
 // Benchmark program: `count` dynamic resources whose provider does nothing
-// (create answers at once): what the engine itself costs per resource.
+// (create answers at once): what the engine itself costs per resource. With
+// `pad`, each resource also carries a string of that many bytes (in its
+// inputs and outputs, as Pulumi stores them): what state bytes alone cost.
 import * as pulumi from "@pulumi/pulumi";
 
 const config = new pulumi.Config();
 const count = config.requireNumber("count");
+const pad = config.getNumber("pad") ?? 0;
 
 const noopProvider: pulumi.dynamic.ResourceProvider = {
   async create(inputs: { index: number }) {
@@ -14,7 +17,7 @@ const noopProvider: pulumi.dynamic.ResourceProvider = {
 class Noop extends pulumi.dynamic.Resource {
   declare readonly index: pulumi.Output<number>;
   constructor(name: string, index: number) {
-    super(noopProvider, name, { index }, {}, "bench", "Noop");
+    super(noopProvider, name, { index, ...(pad > 0 ? { pad: "x".repeat(pad) } : {}) }, {}, "bench", "Noop");
   }
 }
 

@@ -1,0 +1,77 @@
+// The top entries of V8 CPU profiles (`node --cpu-prof`), by self time, one
+// table per kind of process: the dynamic provider (its profile holds
+// @pulumi/pulumi/cmd/dynamic-provider), the program (the language host's
+// node process) and anything else. Profiles of one kind are added up, so a
+// run of several `pulumi` operations gives one table per kind.
+//
+// Run: `node dist/bench/profile-top.js DIR [--top N]` (DIR as given to engine-overhead --profile).
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function files(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? files(p) : p.endsWith(".cpuprofile") ? [p] : [];
+  });
+}
+
+/** Shortens a script URL to its package-relative tail: node_modules/<pkg>/..., or the project's own path. */
+function where(url: string, line: number): string {
+  if (!url) return "";
+  const u = url.replace(/^file:\/\//, "");
+  const nm = u.lastIndexOf("node_modules/");
+  const tail = nm >= 0 ? u.slice(nm + "node_modules/".length) : u.replace(/^.*\/(dist|bench|provider)\//, "$1/");
+  return `${tail}:${line + 1}`;
+}
+
+function kindOf(p: Profile): string {
+  const urls = p.nodes.map((n) => n.callFrame.url);
+  if (urls.some((u) => u.includes("cmd/dynamic-provider"))) return "provider";
+  if (urls.some((u) => u.includes("ts-node") || u.includes("runtime/run"))) return "program";
+  return "other";
+}
+
+function main(): void {
+  const dir = process.argv[2];
+  if (!dir) throw new Error("usage: profile-top DIR [--top N]");
+  const i = process.argv.indexOf("--top");
+  const top = i >= 0 ? Number(process.argv[i + 1]) : 15;
+  const byKind = new Map<string, { total: number; count: number; self: Map<string, number> }>();
+  for (const f of files(dir)) {
+    const p = JSON.parse(fs.readFileSync(f, "utf8")) as Profile;
+    const kind = kindOf(p);
+    const acc = byKind.get(kind) ?? { total: 0, count: 0, self: new Map<string, number>() };
+    byKind.set(kind, acc);
+    acc.count++;
+    const nodes = new Map(p.nodes.map((n) => [n.id, n]));
+    p.samples.forEach((id, k) => {
+      const us = p.timeDeltas[k] ?? 0;
+      const n = nodes.get(id)!;
+      const key = `${n.callFrame.functionName || "(anonymous)"}  ${where(n.callFrame.url, n.callFrame.lineNumber)}`;
+      acc.self.set(key, (acc.self.get(key) ?? 0) + us);
+      acc.total += us;
+    });
+  }
+  for (const [kind, acc] of byKind) {
+    console.log(`${kind}: ${acc.count} profile(s), ${(acc.total / 1000).toFixed(0)} ms sampled`);
+    const rows = [...acc.self].sort((a, b) => b[1] - a[1]).slice(0, top);
+    for (const [key, us] of rows)
+      console.log(
+        `  ${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / acc.total).toFixed(1).padStart(5)}%  ${key}`,
+      );
+  }
+}
+
+main();

@@ -1,0 +1,77 @@
+// Shared list answers through the real client against the simulator, counted
+// by the simulator's own request counter: concurrent lists make one request,
+// a write (even a refused one) and an install in between make the next list
+// a new request that shows what the write did, and clients without a window
+// share nothing.
+import { GoPveQemuClient } from "../../provider/client";
+import { startSimulator, type SimulatorHandle } from "../../simulator";
+
+let sim: SimulatorHandle;
+const clients: GoPveQemuClient[] = [];
+
+/** A window far longer than any test: only writes and `fresh` end a shared answer here. */
+const LONG = 600_000;
+
+function client(listShareMs?: number, headers?: Record<string, string>): GoPveQemuClient {
+  const c = new GoPveQemuClient({ endpoint: sim.url, listShareMs, headers });
+  clients.push(c);
+  return c;
+}
+
+const lists = (): number => sim.stats().requests.list ?? 0;
+
+beforeEach(async () => {
+  sim = await startSimulator({ speed: 1000, sshKey: true, imageCache: ["ubuntu/24.04"] });
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await sim.close();
+});
+
+it("concurrent lists of one client make one request and get the same answer", async () => {
+  const c = client(LONG);
+  const answers = await Promise.all([c.list(), c.list(), c.list(), c.list(), c.list()]);
+  expect(lists()).toBe(1);
+  for (const a of answers) expect(a).toBe(answers[0]);
+  await c.list();
+  expect(lists()).toBe(1);
+});
+
+it("without a window every list is a request of its own", async () => {
+  const c = client();
+  await Promise.all([c.list(), c.list(), c.list()]);
+  expect(lists()).toBe(3);
+});
+
+it("after an install the next list is a new request that shows the new VM", async () => {
+  const c = client(LONG);
+  expect((await c.list()).vms).toHaveLength(0);
+  const done = await c.install({ os: "ubuntu", version: "24.04" });
+  const after = await c.list();
+  expect(lists()).toBe(2);
+  expect(after.vms.map((vm) => vm.vmid)).toEqual([done.facts.vmid]);
+});
+
+it("a refused write also ends the shared answer", async () => {
+  const c = client(LONG);
+  await c.list();
+  await expect(c.stop(999)).rejects.toThrow();
+  await c.list();
+  expect(lists()).toBe(2);
+});
+
+it("a write through another client of the same server ends this client's shared answer", async () => {
+  const reader = client(LONG);
+  const writer = client(LONG, { "x-other": "credentials" });
+  await reader.list();
+  await expect(writer.destroy(999)).rejects.toThrow();
+  await reader.list();
+  expect(lists()).toBe(2);
+});
+
+it("fresh: true makes a new request", async () => {
+  const c = client(LONG);
+  await c.list();
+  await c.list({ fresh: true });
+  expect(lists()).toBe(2);
+});
