@@ -7,8 +7,9 @@
 // fresh stack (and a fresh simulator) for every run.
 //
 // Run: `npm run build && node dist/bench/engine-overhead.js [--quick] [--reps N] [--ns 10,100]
-//       [--profile DIR]` (--profile: a CPU profile of every Node.js process of the Vm runs,
-//       through NODE_OPTIONS; summarise with dist/bench/profile-top.js DIR).
+//       [--profile DIR]` (--profile: CPU profiles of every Node.js process the engine starts,
+//       through NODE_OPTIONS and profile-hook.ts, in DIR/<floor|vm>-n<N>/; summarise one
+//       folder with dist/bench/profile-top.js DIR/vm-n100).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
@@ -86,14 +87,13 @@ function delta(before: Record<string, number>, after: Record<string, number>): R
 async function run(kind: Kind, n: number): Promise<Run> {
   const sim = kind === "vm" ? await startSimulator({ durationsZero: true, sshKey: true }) : undefined;
   const env: Record<string, string> = {};
-  if (PROFILE && kind === "vm") {
-    const dir = path.resolve(PROFILE, `vm-n${n}-${Date.now()}`);
-    fs.mkdirSync(dir, { recursive: true });
-    env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${dir}`;
+  if (PROFILE) {
+    env.NODE_OPTIONS = `--require ${path.join(__dirname, "profile-hook.js")}`;
+    env.GPQ_PROFILE_DIR = path.resolve(PROFILE, `${kind}-n${n}`);
   }
   const s = sim
     ? await newStack("vms", { count: n, "goPveQemu:endpoint": sim.url }, env)
-    : await newStack("noop", { count: n });
+    : await newStack("noop", { count: n }, env);
   try {
     const requests = (): Record<string, number> => ({ ...(sim?.stats().requests ?? {}) });
     const once = async (op: Op): Promise<OpRun> => {
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   console.log(
     `engine overhead: on a fresh stack of N Vms (simulator, every step 0 ms, auto VMIDs, default --parallel): ` +
       `up, then refresh, then preview; vs the same on N no-op dynamic resources; ${REPS} interleaved repetition(s), medians` +
-      `${QUICK ? " (--quick)" : ""}${PROFILE ? `; CPU profiles of the Vm runs in ${PROFILE}` : ""}`,
+      `${QUICK ? " (--quick)" : ""}${PROFILE ? `; CPU profiles in ${PROFILE}` : ""}`,
   );
   await warmUp();
   const runs: Record<Kind, Map<number, Run[]>> = {

@@ -4,7 +4,8 @@
 // node process) and anything else. Profiles of one kind are added up, so a
 // run of several `pulumi` operations gives one table per kind.
 //
-// Run: `node dist/bench/profile-top.js DIR [--top N]` (DIR as given to engine-overhead --profile).
+// Run: `node dist/bench/profile-top.js DIR [--top N]` (DIR: one folder that engine-overhead
+// --profile wrote, e.g. bench/out/prof/vm-n100).
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -36,7 +37,10 @@ function where(url: string, line: number): string {
   return `${tail}:${line + 1}`;
 }
 
-function kindOf(p: Profile): string {
+function kindOf(file: string, p: Profile): string {
+  // profile-hook.ts names its files <kind>.<pid>.<slice>.cpuprofile
+  const named = /^(provider|program|other)\./.exec(path.basename(file));
+  if (named) return named[1]!;
   const urls = p.nodes.map((n) => n.callFrame.url);
   if (urls.some((u) => u.includes("cmd/dynamic-provider"))) return "provider";
   if (urls.some((u) => u.includes("ts-node") || u.includes("runtime/run"))) return "program";
@@ -51,7 +55,7 @@ function main(): void {
   const byKind = new Map<string, { total: number; count: number; self: Map<string, number> }>();
   for (const f of files(dir)) {
     const p = JSON.parse(fs.readFileSync(f, "utf8")) as Profile;
-    const kind = kindOf(p);
+    const kind = kindOf(f, p);
     const acc = byKind.get(kind) ?? { total: 0, count: 0, self: new Map<string, number>() };
     byKind.set(kind, acc);
     acc.count++;
@@ -59,7 +63,9 @@ function main(): void {
     p.samples.forEach((id, k) => {
       const us = p.timeDeltas[k] ?? 0;
       const n = nodes.get(id)!;
-      const key = `${n.callFrame.functionName || "(anonymous)"}  ${where(n.callFrame.url, n.callFrame.lineNumber)}`;
+      // The inspector's own work of handing over each slice (profile-hook.ts) is not the process's.
+      const fn = n.callFrame.url === "node:inspector" ? "(profiler)" : n.callFrame.functionName || "(anonymous)";
+      const key = `${fn}  ${where(n.callFrame.url, n.callFrame.lineNumber)}`;
       acc.self.set(key, (acc.self.get(key) ?? 0) + us);
       acc.total += us;
     });

@@ -16,9 +16,9 @@ import { openConnection, type Connection } from "./connection";
 import { ResponseShapeError, type ErrorContext } from "./errors";
 import { ListCache, serverWrites, type ServerWrites } from "./list-cache";
 import { label, requestPlain, serverWords, type Method, type PlainAnswer } from "./http";
-import { runOperation } from "./operation";
+import { runOperation, type OperationRequest } from "./operation";
 import { ListResponseSchema, OkTextSchema, PowerStatusSchema, type InstallRequest, type VmList } from "./schemas";
-import type { InstallSuccess, OperationSuccess } from "./stream/types";
+import type { InstallSuccess, OperationEvent, OperationSuccess } from "./stream/types";
 
 /** How long close() lets running requests finish before it cuts them. */
 const CLOSE_GRACE_MS = 1000;
@@ -98,28 +98,22 @@ export class GoPveQemuClient implements GoPveQemuApi {
   async install(request: InstallRequest, opts: InstallOptions = {}): Promise<InstallSuccess> {
     const ctx = this.ctx("POST", "/vm/install", request.id);
     const req = { kind: "install" as const, path: "/vm/install", ctx, json: request, requestName: request.name };
-    return this.writes.around(() => runOperation(this.conn, req, opts) as Promise<InstallSuccess>);
+    return this.operation(req, opts) as Promise<InstallSuccess>;
   }
 
   async start(vmid: number, opts: StreamOptions = {}): Promise<OperationSuccess> {
     const path = `/vm/${checkVmid(vmid)}/start`;
-    return this.writes.around(() =>
-      runOperation(this.conn, { kind: "start", path, ctx: this.ctx("POST", path, vmid) }, opts),
-    );
+    return this.operation({ kind: "start", path, ctx: this.ctx("POST", path, vmid) }, opts);
   }
 
   async reboot(vmid: number, opts: StreamOptions = {}): Promise<OperationSuccess> {
     const path = `/vm/${checkVmid(vmid)}/reboot`;
-    return this.writes.around(() =>
-      runOperation(this.conn, { kind: "reboot", path, ctx: this.ctx("POST", path, vmid) }, opts),
-    );
+    return this.operation({ kind: "reboot", path, ctx: this.ctx("POST", path, vmid) }, opts);
   }
 
   async migrate(vmid: number, node: string, opts: StreamOptions = {}): Promise<OperationSuccess> {
     const path = `/vm/${checkVmid(vmid)}/set/node`;
-    return this.writes.around(() =>
-      runOperation(this.conn, { kind: "migrate", path, ctx: this.ctx("POST", path, vmid), json: { node } }, opts),
-    );
+    return this.operation({ kind: "migrate", path, ctx: this.ctx("POST", path, vmid), json: { node } }, opts);
   }
 
   async close(): Promise<void> {
@@ -134,6 +128,18 @@ export class GoPveQemuClient implements GoPveQemuApi {
   }
 
   // ---- internals -------------------------------------------------------------
+
+  /**
+   * A streamed operation is a write from its request to its end, and every
+   * event in it says the server did something: each one ends shared list answers too.
+   */
+  private operation(req: OperationRequest, opts: InstallOptions): Promise<OperationSuccess | InstallSuccess> {
+    const onEvent = (event: OperationEvent): void => {
+      this.writes.progressed();
+      opts.onEvent?.(event);
+    };
+    return this.writes.around(() => runOperation(this.conn, req, { ...opts, onEvent }));
+  }
 
   private ctx(method: Method, path: string, vmid?: number): ErrorContext {
     return vmid === undefined

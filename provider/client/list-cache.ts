@@ -9,7 +9,8 @@
 //   sees a list that started after its previous round (see shareWindowMs).
 // - Any write to the server (every command and operation stream) moves the
 //   server's generation when it starts and again when it ends, however it
-//   ends. A list is shared only within the generation in which it started:
+//   ends; so does every event of an operation stream (the VM an install makes
+//   appears in the list mid-stream). A list is shared only within the generation in which it started:
 //   a list that started before a write finished never serves a read that
 //   starts after it, and no read shares a list across the start of a write.
 // - `fresh: true` asks for a new request (which later reads may then share).
@@ -46,6 +47,11 @@ export class ServerWrites {
 
   get generation(): number {
     return this.gen;
+  }
+
+  /** The server reported progress of a write in flight (an event of an operation stream). */
+  progressed(): void {
+    this.gen++;
   }
 
   /** Runs a write: the generation moves before it starts and after it settles. */

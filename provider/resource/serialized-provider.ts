@@ -1,41 +1,56 @@
 // The provider object that Pulumi serializes into every Vm's state.
 //
 // Pulumi stores the source text of a dynamic provider (with everything its
-// functions capture) in the `__provider` property of each resource, and runs
-// that text in the provider process. The functions here capture only two
-// strings, the package path of the compiled implementation and its absolute
-// path as a fallback, and require it at run time: the serialized text stays
-// about 2.5 KB (mostly Pulumi's wrapping of each method), and it does not
-// change when the implementation does, so upgrading this library never shows
-// up as a diff on every VM.
+// functions capture) in the `__provider` property of each resource's inputs
+// AND outputs, and the file backend rewrites the whole state at every step of
+// a deployment: each byte of that text is written twice per VM per step. So
+// the text is kept to one function. Pulumi wraps every serialized function in
+// about 200 bytes of scaffolding; seven methods that each delegate to the
+// implementation came to 2.5 KB per copy, this is under 1 KB.
+//
+// The one function is `configure`. The dynamic provider host calls it once,
+// first, before any other method, and waits for it (getProvider in
+// @pulumi/pulumi/cmd/dynamic-provider); it loads the implementation and puts
+// its methods on this object, then configures it. The methods go on before
+// the configuration is applied, so a bad setting still reaches every call
+// (the implementation keeps the error and fails each call with it).
+//
+// The implementation is found through the package from the program's folder
+// (the provider process runs there): the checkout or install that runs
+// `pulumi` now, wherever it lives. When that folder does not resolve the
+// package, the absolute path of the copy that wrote the state is used. The
+// text captures only those two strings, so it does not change when the
+// implementation does, and upgrading the library is not a diff on every VM.
+//
+// State written by earlier releases holds their text (seven methods, each
+// calling the implementation's function of the same name: configure, check,
+// diff, create, read, update, remove); provider-impl.ts keeps those exports,
+// so that text loads this release's implementation too.
 import type * as pulumi from "@pulumi/pulumi";
 
-/**
- * The implementation is found through the package, from the program's folder
- * (the provider process runs there): the checkout or install that runs
- * `pulumi` now, wherever it lives. State written on another machine or from
- * another folder names paths that may not exist here.
- */
 const IMPL_PACKAGE = "go-pve-qemu-pulumi/provider-impl";
-/** Fallback when the program's folder does not resolve the package: the copy that wrote the state. */
 const IMPL_PATH: string = require.resolve("./provider-impl");
 
-export const vmProvider: pulumi.dynamic.ResourceProvider = {
-  configure: (req) => impl().configure(req),
-  check: (olds, news) => impl().check(olds, news),
-  diff: (id, olds, news) => impl().diff(id, olds, news),
-  create: (inputs) => impl().create(inputs),
-  read: (id, props) => impl().read(id, props),
-  update: (id, olds, news) => impl().update(id, olds, news),
-  delete: (id, props) => impl().remove(id, props),
-};
-
-function impl(): typeof import("./provider-impl") {
-  let path = IMPL_PATH;
-  try {
-    path = require.resolve(IMPL_PACKAGE, { paths: [process.cwd()] });
-  } catch {
-    // not resolvable from here: use the path recorded when the state was written
-  }
-  return require(path);
-}
+/**
+ * Typed as a full provider for `dynamic.Resource`; until `configure` has run it
+ * has no other method, which is all the host ever sees of it.
+ */
+export const vmProvider = {
+  // No comment goes inside this function: its text, comments and all, is what the state stores.
+  async configure(this: pulumi.dynamic.ResourceProvider, req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+    let path: string;
+    try {
+      path = require.resolve(IMPL_PACKAGE, { paths: [process.cwd()] });
+    } catch {
+      path = IMPL_PATH;
+    }
+    const impl: typeof import("./provider-impl") = require(path);
+    this.check = impl.check;
+    this.diff = impl.diff;
+    this.create = impl.create;
+    this.read = impl.read;
+    this.update = impl.update;
+    this.delete = impl.remove;
+    return impl.configure(req);
+  },
+} as unknown as pulumi.dynamic.ResourceProvider;

@@ -52,6 +52,27 @@ it("after an install the next list is a new request that shows the new VM", asyn
   expect(after.vms.map((vm) => vm.vmid)).toEqual([done.facts.vmid]);
 });
 
+it("mid-install, a list after the VM-creating event is a new request that shows the VM", async () => {
+  const c = client(LONG);
+  let early: Promise<unknown> | undefined;
+  let after: Promise<number> | undefined;
+  await c.install(
+    { os: "ubuntu", version: "24.04" },
+    {
+      onEvent: (e) => {
+        if (e.kind !== "step" || e.status !== "success") return;
+        // A list early in the install, in the same write as the next one...
+        if (e.step === "preparation > checking VMID") early = c.list();
+        // ...is not the answer once the server says it created the VM.
+        if (e.step === "VM creation > creating VM") after = c.list().then((l) => l.vms.length);
+      },
+    },
+  );
+  await early;
+  await expect(after).resolves.toBe(1);
+  expect(lists()).toBe(2);
+});
+
 it("a refused write also ends the shared answer", async () => {
   const c = client(LONG);
   await c.list();

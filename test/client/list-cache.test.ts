@@ -140,6 +140,18 @@ describe("writes", () => {
     void w.finish();
   });
 
+  it("progress of a write in flight (a stream event) ends the shared answer", async () => {
+    const s = setup();
+    const w = write(s.writes);
+    const first = s.get();
+    s.r.answer(0);
+    await first;
+    s.writes.progressed();
+    void s.get();
+    expect(s.r.made).toBe(2);
+    await w.finish();
+  });
+
   it("a write that fails moves the generation too", async () => {
     const s = setup();
     const first = s.get();
