@@ -37,6 +37,17 @@ function where(url: string, line: number): string {
   return `${tail}:${line + 1}`;
 }
 
+/** The package a frame belongs to: node_modules/<pkg>, the project's folder, node itself, or V8's own entries. */
+function packageOf(url: string, fn: string): string {
+  if (!url) return fn.startsWith("(") ? fn : "(native)";
+  const u = url.replace(/^file:\/\//, "");
+  const nm = /.*node_modules\/((@[^/]+\/)?[^/]+)/.exec(u);
+  if (nm) return nm[1]!;
+  if (u.startsWith("node:")) return "node";
+  const own = /\/(dist\/)?(provider|simulator|bench|scripts)\/([^/]+)/.exec(u);
+  return own ? `${own[2]}/${own[3]}` : u;
+}
+
 function kindOf(file: string, p: Profile): string {
   // profile-hook.ts names its files <kind>.<pid>.<slice>.cpuprofile
   const named = /^(provider|program|other)\./.exec(path.basename(file));
@@ -52,11 +63,19 @@ function main(): void {
   if (!dir) throw new Error("usage: profile-top DIR [--top N]");
   const i = process.argv.indexOf("--top");
   const top = i >= 0 ? Number(process.argv[i + 1]) : 15;
-  const byKind = new Map<string, { total: number; count: number; self: Map<string, number> }>();
+  const byKind = new Map<
+    string,
+    { total: number; count: number; self: Map<string, number>; pkg: Map<string, number> }
+  >();
   for (const f of files(dir)) {
     const p = JSON.parse(fs.readFileSync(f, "utf8")) as Profile;
     const kind = kindOf(f, p);
-    const acc = byKind.get(kind) ?? { total: 0, count: 0, self: new Map<string, number>() };
+    const acc = byKind.get(kind) ?? {
+      total: 0,
+      count: 0,
+      self: new Map<string, number>(),
+      pkg: new Map<string, number>(),
+    };
     byKind.set(kind, acc);
     acc.count++;
     const nodes = new Map(p.nodes.map((n) => [n.id, n]));
@@ -67,6 +86,8 @@ function main(): void {
       const fn = n.callFrame.url === "node:inspector" ? "(profiler)" : n.callFrame.functionName || "(anonymous)";
       const key = `${fn}  ${where(n.callFrame.url, n.callFrame.lineNumber)}`;
       acc.self.set(key, (acc.self.get(key) ?? 0) + us);
+      const pkg = packageOf(n.callFrame.url, fn);
+      acc.pkg.set(pkg, (acc.pkg.get(pkg) ?? 0) + us);
       acc.total += us;
     });
   }
@@ -77,6 +98,8 @@ function main(): void {
       console.log(
         `  ${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / acc.total).toFixed(1).padStart(5)}%  ${key}`,
       );
+    const pkgs = [...acc.pkg].sort((a, b) => b[1] - a[1]).slice(0, 14);
+    console.log(`  by package: ${pkgs.map(([k, us]) => `${k} ${(us / 1000).toFixed(0)} ms`).join(", ")}`);
   }
 }
 
