@@ -10,9 +10,9 @@
 // Run: `npm run build && node dist/bench/checkpoint-cost.js [--quick] [--reps N] [--n N] [--pad BYTES]`.
 import * as fs from "node:fs";
 import { startSimulator } from "../simulator";
-import { QUICK, median, msStr, newStack, runMain, spread, warmUp } from "./common";
+import { QUICK, cpuMs, median, msStr, newStack, runMain, spread, warmUp } from "./common";
 
-const N = numArg("--n", QUICK ? 10 : 100);
+const N = numArg("--n", QUICK ? 5 : 100);
 const REPS = numArg("--reps", QUICK ? 1 : 3);
 /** Bytes of padding string per no-op resource (stored twice: inputs and outputs). */
 const PAD = numArg("--pad", 2500);
@@ -29,6 +29,8 @@ const CASES: Case[] = ["noop", "noop-pad", "vm", "noop-skip", "noop-pad-skip", "
 
 interface Run {
   ms: number;
+  /** CPU time of the up (common.ts cpuMs) */
+  cpu: number;
   stateBytes: number;
 }
 
@@ -39,8 +41,9 @@ async function run(c: Case): Promise<Run> {
     ? await newStack("vms", { count: N, "goPveQemu:endpoint": sim.url }, env)
     : await newStack("noop", { count: N, ...(c.includes("pad") ? { pad: PAD } : {}) }, env);
   try {
+    const cpu0 = cpuMs();
     const { ms } = await s.up();
-    return { ms, stateBytes: fs.statSync(s.stateFile()).size };
+    return { ms, cpu: cpuMs() - cpu0, stateBytes: fs.statSync(s.stateFile()).size };
   } finally {
     await s.dispose();
     await sim?.close();
@@ -60,10 +63,13 @@ async function main(): Promise<void> {
     process.stderr.write(`checkpoint-cost: repetition ${r + 1}/${REPS} done\n`);
   }
   const t = (c: Case): number => median(runs[c].map((x) => x.ms));
+  const cpu = (c: Case): number => median(runs[c].map((x) => x.cpu));
   const bytes = (c: Case): number => median(runs[c].map((x) => x.stateBytes));
   console.log("");
   for (const c of CASES)
-    console.log(`  ${c.padEnd(14)} ${spread(runs[c].map((x) => x.ms)).padEnd(34)} state file ${bytes(c)} bytes`);
+    console.log(
+      `  ${c.padEnd(14)} ${spread(runs[c].map((x) => x.ms)).padEnd(34)} CPU ${msStr(cpu(c)).padStart(8)}  state file ${bytes(c)} bytes`,
+    );
   const perRes = (a: Case, b: Case): string => `${((bytes(a) - bytes(b)) / N).toFixed(0)} bytes per resource`;
   const padCost = t("noop-pad") - t("noop");
   const padCostSkip = t("noop-pad-skip") - t("noop-skip");
@@ -76,6 +82,12 @@ async function main(): Promise<void> {
   console.log(
     `  checkpoints cost: no-op ${msStr(checkpointsNoop)} (${((100 * checkpointsNoop) / t("noop")).toFixed(0)}% of its up), ` +
       `Vm ${msStr(checkpointsVm)} (${((100 * checkpointsVm) / t("vm")).toFixed(0)}% of its up)`,
+  );
+  const cpuPad = cpu("noop-pad") - cpu("noop");
+  const cpuPadSkip = cpu("noop-pad-skip") - cpu("noop-skip");
+  console.log(
+    `  in CPU time: the padding costs ${msStr(cpuPad)} with checkpoints, ${msStr(cpuPadSkip)} without; ` +
+      `checkpoints cost no-op ${msStr(cpu("noop") - cpu("noop-skip"))}, Vm ${msStr(cpu("vm") - cpu("vm-skip"))}`,
   );
   const kb = (bytes("noop-pad") - bytes("noop")) / N / 1024;
   console.log(

@@ -16,7 +16,7 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { startSimulator } from "../simulator";
 import { QUICK, aim, cpuMs, warmUp, median, msStr, newStack, runMain, spread } from "./common";
 
-const NS = listArg("--ns") ?? (QUICK ? [3, 10] : [10, 25, 50, 100]);
+const NS = listArg("--ns") ?? (QUICK ? [2, 5] : [10, 25, 50, 100]);
 const REPS = repsArg(QUICK ? 1 : 5);
 const PROFILE = stringArg("--profile");
 const OPS = ["up", "refresh", "preview"] as const;
