@@ -13,7 +13,7 @@ import type {
   StreamOptions,
 } from "./api";
 import { openConnection, type Connection } from "./connection";
-import { ResponseShapeError, type ErrorContext } from "./errors";
+import { CancelledError, ResponseShapeError, type ErrorContext } from "./errors";
 import { ListCache, serverWrites, type ServerWrites } from "./list-cache";
 import { label, requestPlain, serverWords, type Method, type PlainAnswer } from "./http";
 import { runOperation, type OperationRequest } from "./operation";
@@ -32,7 +32,10 @@ export class GoPveQemuClient implements GoPveQemuApi {
   constructor(options: ConnectionOptions) {
     this.conn = openConnection(options);
     this.writes = serverWrites(`${this.conn.origin}${this.conn.apiBase}`);
-    this.lists = new ListCache(this.writes, options.listShareMs ?? 0);
+    this.lists = new ListCache(this.writes, options.listShareMs ?? 0, (signal) => {
+      const ctx = this.ctx("GET", "/vm/list");
+      return new CancelledError(`${ctx.endpoint} to ${this.conn.origin} was cancelled`, ctx, { cause: signal.reason });
+    });
   }
 
   // ---- plain endpoints -------------------------------------------------------

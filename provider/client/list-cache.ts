@@ -15,8 +15,10 @@
 //   starts after it, and no read shares a list across the start of a write.
 // - `fresh: true` asks for a new request (which later reads may then share).
 // - A window of 0 shares nothing: every call makes its own request.
-// - A call with an abort signal gets a request of its own and shares it with
-//   no one: one caller's cancellation must not fail another caller's read.
+// - A caller's abort signal ends that caller's read only (with the error the
+//   caller's own request would have given); the shared request goes on for
+//   the others. Once every caller of a request has aborted, the request is
+//   aborted too and no later read joins it.
 // - A failed request is not kept: the next read asks again. Reads that had
 //   joined it get its error, as they would have from their own.
 
@@ -81,6 +83,10 @@ interface Entry<T> {
   startedAt: number;
   generation: number;
   answer: Promise<T>;
+  /** Aborts the shared request once no caller waits for it. */
+  controller: AbortController;
+  /** Callers waiting that can still abort; Infinity once one cannot (it has no signal). */
+  abortable: number;
 }
 
 export interface ShareOptions {
@@ -91,25 +97,69 @@ export interface ShareOptions {
 export class ListCache<T> {
   private entry: Entry<T> | undefined;
 
+  /**
+   * @param cancelled the error a caller gets when its signal aborts its read
+   *   (the client's own CancelledError, as from a request of its own)
+   */
   constructor(
     private readonly writes: ServerWrites,
     private readonly windowMs: number,
+    private readonly cancelled: (signal: AbortSignal) => Error,
     private readonly now: Clock = () => performance.now(),
   ) {}
 
   /** The answer of a shareable list request, or of a new one made with `request`. */
   get(opts: ShareOptions, request: (signal?: AbortSignal) => Promise<T>): Promise<T> {
-    if (opts.signal || this.windowMs <= 0) return request(opts.signal);
+    if (this.windowMs <= 0 || opts.signal?.aborted) return request(opts.signal);
     const now = this.now();
     const e = this.entry;
-    if (!opts.fresh && e && e.generation === this.writes.generation && now - e.startedAt <= this.windowMs) {
-      return e.answer;
-    }
-    const entry: Entry<T> = { startedAt: now, generation: this.writes.generation, answer: request() };
+    const shareable = !opts.fresh && e && e.generation === this.writes.generation && now - e.startedAt <= this.windowMs;
+    return this.join(shareable ? e : this.start(now, request), opts.signal);
+  }
+
+  private start(now: number, request: (signal?: AbortSignal) => Promise<T>): Entry<T> {
+    const controller = new AbortController();
+    const entry: Entry<T> = {
+      startedAt: now,
+      generation: this.writes.generation,
+      answer: request(controller.signal),
+      controller,
+      abortable: 0,
+    };
     this.entry = entry;
-    entry.answer.catch(() => {
-      if (this.entry === entry) this.entry = undefined;
+    entry.answer.catch(() => this.drop(entry));
+    return entry;
+  }
+
+  private join(entry: Entry<T>, signal: AbortSignal | undefined): Promise<T> {
+    if (!signal) {
+      entry.abortable = Infinity;
+      return entry.answer;
+    }
+    entry.abortable++;
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => {
+        reject(this.cancelled(signal));
+        if (--entry.abortable === 0) {
+          this.drop(entry);
+          entry.controller.abort(signal.reason);
+        }
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      entry.answer.then(
+        (value) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(value);
+        },
+        (err: unknown) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(err);
+        },
+      );
     });
-    return entry.answer;
+  }
+
+  private drop(entry: Entry<T>): void {
+    if (this.entry === entry) this.entry = undefined;
   }
 }

@@ -3,7 +3,7 @@
 // a write (even a refused one) and an install in between make the next list
 // a new request that shows what the write did, and clients without a window
 // share nothing.
-import { GoPveQemuClient } from "../../provider/client";
+import { CancelledError, GoPveQemuClient } from "../../provider/client";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
 
 let sim: SimulatorHandle;
@@ -35,6 +35,24 @@ it("concurrent lists of one client make one request and get the same answer", as
   for (const a of answers) expect(a).toBe(answers[0]);
   await c.list();
   expect(lists()).toBe(1);
+});
+
+it("a caller that cancels gets the client's CancelledError; the shared request answers the others", async () => {
+  const c = client(LONG);
+  const controller = new AbortController();
+  const cancelledRead = c.list({ signal: controller.signal });
+  const other = c.list({ signal: new AbortController().signal });
+  controller.abort(new Error("user"));
+  const err = await cancelledRead.catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(CancelledError);
+  await expect(other).resolves.toMatchObject({ vms: [] });
+  expect(lists()).toBe(1);
+  // The same words as a cancelled request of its own (a client that shares nothing).
+  const own = await client()
+    .list({ signal: AbortSignal.abort(new Error("user")) })
+    .catch((e: unknown) => e);
+  expect(own).toBeInstanceOf(CancelledError);
+  expect((err as Error).message).toBe((own as Error).message);
 });
 
 it("without a window every list is a request of its own", async () => {

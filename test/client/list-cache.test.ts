@@ -1,7 +1,7 @@
 // The shared-list rules of list-cache.ts, on an injected clock and requests
 // that answer when the test says so: sharing in flight and within the
 // window, never across a write (started, finished or failed), fresh reads,
-// signals, failures, and polling loops that always see a newer list.
+// signals (each caller's ends only its own read), failures, and polling loops that always see a newer list.
 import {
   ListCache,
   MAX_SHARE_WINDOW_MS,
@@ -38,11 +38,14 @@ function write(writes: ServerWrites) {
   return { done, finish: () => (finish(), done), fail: (e: Error) => (fail(e), done.catch(() => undefined)) };
 }
 
+class Cancelled extends Error {}
+const cancelled = (signal: AbortSignal): Error => new Cancelled(`cancelled: ${String(signal.reason)}`);
+
 function setup(windowMs = 100) {
   let t = 1000;
   const writes = new ServerWrites();
   const r = requests();
-  const cache = new ListCache<string>(writes, windowMs, () => t);
+  const cache = new ListCache<string>(writes, windowMs, cancelled, () => t);
   return {
     writes,
     r,
@@ -177,7 +180,7 @@ describe("writes", () => {
     expect(serverWrites(url)).not.toBe(serverWrites(`${url}/other`));
     let t = 0;
     const r = requests();
-    const cache = new ListCache<string>(serverWrites(url), 100, () => t);
+    const cache = new ListCache<string>(serverWrites(url), 100, cancelled, () => t);
     void cache.get({}, r.request);
     void serverWrites(url).around(async () => undefined);
     t += 1;
@@ -198,20 +201,71 @@ describe("fresh, signals and failures", () => {
     await expect(Promise.all([fresh, later])).resolves.toEqual(["list-1", "list-1"]);
   });
 
-  it("a read with a signal gets a request of its own, passes its signal, and shares it with no one", async () => {
+  it("reads with signals share one request, which carries a signal of the cache's own", async () => {
     const s = setup();
-    const shared = s.get();
-    const signal = new AbortController().signal;
-    const own = s.get({ signal });
-    expect(s.r.made).toBe(2);
-    expect(s.r.pending[1]!.signal).toBe(signal);
-    expect(s.r.pending[0]!.signal).toBeUndefined();
-    const after = s.get(); // joins the shared one, not the signalled one
-    expect(s.r.made).toBe(2);
-    s.r.pending[1]!.reject(new Error("cancelled"));
-    await expect(own).rejects.toThrow("cancelled");
+    const a = new AbortController();
+    const b = new AbortController();
+    const first = s.get({ signal: a.signal });
+    const second = s.get({ signal: b.signal });
+    expect(s.r.made).toBe(1);
+    const own = s.r.pending[0]!.signal!;
+    expect(own).not.toBe(a.signal);
+    expect(own).not.toBe(b.signal);
     s.r.answer(0);
-    await expect(Promise.all([shared, after])).resolves.toEqual(["list-0", "list-0"]);
+    await expect(Promise.all([first, second])).resolves.toEqual(["list-0", "list-0"]);
+  });
+
+  it("a caller's abort ends its own read with the cancelled error; the request goes on for the others", async () => {
+    const s = setup();
+    const quitter = new AbortController();
+    const stayer = new AbortController();
+    const gone = s.get({ signal: quitter.signal });
+    const kept = s.get({ signal: stayer.signal });
+    const plain = s.get();
+    quitter.abort("user");
+    await expect(gone).rejects.toThrow(new Cancelled("cancelled: user"));
+    expect(s.r.pending[0]!.signal!.aborted).toBe(false);
+    s.r.answer(0);
+    await expect(Promise.all([kept, plain])).resolves.toEqual(["list-0", "list-0"]);
+  });
+
+  it("once every caller has aborted, the request is aborted and the next read makes a new one", async () => {
+    const s = setup();
+    const a = new AbortController();
+    const b = new AbortController();
+    const first = s.get({ signal: a.signal });
+    const second = s.get({ signal: b.signal });
+    a.abort("a");
+    expect(s.r.pending[0]!.signal!.aborted).toBe(false);
+    b.abort("b");
+    expect(s.r.pending[0]!.signal!.aborted).toBe(true);
+    await expect(first).rejects.toBeInstanceOf(Cancelled);
+    await expect(second).rejects.toBeInstanceOf(Cancelled);
+    const next = s.get();
+    expect(s.r.made).toBe(2);
+    s.r.answer(1);
+    await expect(next).resolves.toBe("list-1");
+  });
+
+  it("a caller without a signal keeps the request alive whatever the others do", () => {
+    const s = setup();
+    const a = new AbortController();
+    void s.get();
+    s.get({ signal: a.signal }).catch(() => undefined);
+    a.abort();
+    expect(s.r.pending[0]!.signal!.aborted).toBe(false);
+    void s.get();
+    expect(s.r.made).toBe(1);
+  });
+
+  it("an already aborted signal gets a request of its own, with that signal", () => {
+    const s = setup();
+    void s.get();
+    const a = new AbortController();
+    a.abort();
+    void s.get({ signal: a.signal }).catch(() => undefined);
+    expect(s.r.made).toBe(2);
+    expect(s.r.pending[1]!.signal).toBe(a.signal);
   });
 
   it("a failed request fails every read that joined it, and is not kept", async () => {
@@ -242,7 +296,7 @@ describe("polling", () => {
     let t = 0;
     const writes = new ServerWrites();
     const started: number[] = [];
-    const cache = new ListCache<number>(writes, shareWindowMs(poll), () => t);
+    const cache = new ListCache<number>(writes, shareWindowMs(poll), cancelled, () => t);
     // Every request answers at once with the time it started.
     const request = (): Promise<number> => {
       started.push(t);
