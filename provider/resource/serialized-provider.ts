@@ -31,26 +31,24 @@ import type * as pulumi from "@pulumi/pulumi";
 const IMPL_PACKAGE = "go-pve-qemu-pulumi/provider-impl";
 const IMPL_PATH: string = require.resolve("./provider-impl");
 
+// A top-level function (not a method in an object literal) and one statement
+// per step: the stored text is this function's source as compiled, indentation
+// and all. No comment goes inside it for the same reason.
+async function configure(this: pulumi.dynamic.ResourceProvider, req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+  let path: string;
+  try {
+    path = require.resolve(IMPL_PACKAGE, { paths: [process.cwd()] });
+  } catch {
+    path = IMPL_PATH;
+  }
+  const impl: typeof import("./provider-impl") = require(path);
+  const { check, diff, create, read, update, remove } = impl;
+  Object.assign(this, { check, diff, create, read, update, delete: remove });
+  return impl.configure(req);
+}
+
 /**
  * Typed as a full provider for `dynamic.Resource`; until `configure` has run it
  * has no other method, which is all the host ever sees of it.
  */
-export const vmProvider = {
-  // No comment goes inside this function: its text, comments and all, is what the state stores.
-  async configure(this: pulumi.dynamic.ResourceProvider, req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    let path: string;
-    try {
-      path = require.resolve(IMPL_PACKAGE, { paths: [process.cwd()] });
-    } catch {
-      path = IMPL_PATH;
-    }
-    const impl: typeof import("./provider-impl") = require(path);
-    this.check = impl.check;
-    this.diff = impl.diff;
-    this.create = impl.create;
-    this.read = impl.read;
-    this.update = impl.update;
-    this.delete = impl.remove;
-    return impl.configure(req);
-  },
-} as unknown as pulumi.dynamic.ResourceProvider;
+export const vmProvider = { configure } as unknown as pulumi.dynamic.ResourceProvider;
