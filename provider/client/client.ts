@@ -47,12 +47,14 @@ export class GoPveQemuClient implements GoPveQemuApi {
   }
 
   async list(opts: ListOptions = {}): Promise<VmList> {
-    return this.lists.get(opts, (signal) => this.requestList(signal));
+    // A per-call timeout is that caller's alone: such a list is a request of its own.
+    if (opts.timeoutMs !== undefined) return this.requestList({ signal: opts.signal, timeoutMs: opts.timeoutMs });
+    return this.lists.get(opts, (signal) => this.requestList({ signal }));
   }
 
-  private async requestList(signal?: AbortSignal): Promise<VmList> {
+  private async requestList(opts: RequestOptions): Promise<VmList> {
     const ctx = this.ctx("GET", "/vm/list");
-    const answer = await requestPlain(this.conn, "GET", "/vm/list", ctx, { signal });
+    const answer = await requestPlain(this.conn, "GET", "/vm/list", ctx, opts);
     let json: unknown;
     try {
       json = JSON.parse(answer.text);

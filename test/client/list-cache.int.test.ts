@@ -108,6 +108,13 @@ it("a write through another client of the same server ends this client's shared 
   expect(lists()).toBe(2);
 });
 
+it("a list with a timeout of its own is a request of its own", async () => {
+  const c = client(LONG);
+  await c.list();
+  await c.list({ timeoutMs: 5000 });
+  expect(lists()).toBe(2);
+});
+
 it("fresh: true makes a new request", async () => {
   const c = client(LONG);
   await c.list();
