@@ -10,9 +10,11 @@
 // - Any write to the server (every command and operation stream) moves the
 //   server's generation when it starts and again when it ends, however it
 //   ends; so does every event of an operation stream (the VM an install makes
-//   appears in the list mid-stream). A list is shared only within the generation in which it started:
-//   a list that started before a write finished never serves a read that
-//   starts after it, and no read shares a list across the start of a write.
+//   appears in the list mid-stream). A list is shared only within the
+//   generation in which it started: a list that started before a write
+//   finished never serves a read that starts after it, and no read shares a
+//   list across the start of a write.
+// - A list with a per-call timeout is a request of its own (client.ts).
 // - `fresh: true` asks for a new request (which later reads may then share).
 // - A window of 0 shares nothing: every call makes its own request.
 // - A caller's abort signal ends that caller's read only (with the error the
