@@ -19,7 +19,11 @@ export interface Reporter {
 export interface Timing {
   /** Between two polls of list/status. */
   pollIntervalMs: number;
-  /** A graceful shutdown may take this long before we fall back to a hard stop. */
+  /**
+   * A graceful shutdown may take this long before we fall back to a hard stop.
+   * The real server's `shutdown` answers only once the guest is off (`qm
+   * shutdown` waits), and real guests take minutes: the default is 10 minutes.
+   */
   shutdownTimeoutMs: number;
   /** After a hard stop, how long until status must say `stopped`. */
   stopTimeoutMs: number;
@@ -37,7 +41,7 @@ export interface Timing {
 
 export const DEFAULT_TIMING: Timing = {
   pollIntervalMs: 2_000,
-  shutdownTimeoutMs: 180_000,
+  shutdownTimeoutMs: 600_000,
   stopTimeoutMs: 60_000,
   followTimeoutMs: 25 * 60_000,
   confirmTimeoutMs: 60_000,
@@ -52,6 +56,21 @@ export interface LifecycleContext {
   connectionDefaults?: ConnectionDefaults;
   timing?: Partial<Timing>;
   signal?: AbortSignal;
+  /** Time as the lifecycle sees it (deadlines, pauses between polls); the real clock when omitted. Tests inject a fake one. */
+  clock?: Clock;
+}
+
+/** Where the lifecycle reads the time and waits. */
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or rejects (LifecycleError "cancelled") when the signal fires. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const REAL_CLOCK: Clock = { now: () => Date.now(), sleep: (ms, signal) => sleep(ms, signal) };
+
+export function clockOf(ctx: Pick<LifecycleContext, "clock">): Clock {
+  return ctx.clock ?? REAL_CLOCK;
 }
 
 export function timingOf(ctx: LifecycleContext): Timing {
