@@ -43,6 +43,11 @@ export interface InstallOptions extends StreamOptions {
 
 export interface RequestOptions {
   signal?: AbortSignal;
+  /**
+   * This call's answer timeout instead of the connection's requestTimeoutMs. For
+   * `shutdown`, which answers only once the guest is off (minutes on a real guest).
+   */
+  timeoutMs?: number;
 }
 
 /** The power state word from GET /vm/:id/status ("running", "stopped", ...). */
@@ -67,7 +72,7 @@ export interface GoPveQemuApi {
 
   /** POST /api/vm/:id/stop -> "ok" */
   stop(vmid: number, opts?: RequestOptions): Promise<void>;
-  /** POST /api/vm/:id/shutdown -> "ok" */
+  /** POST /api/vm/:id/shutdown -> "ok"; the real server answers only once the guest is off (pass timeoutMs). */
   shutdown(vmid: number, opts?: RequestOptions): Promise<void>;
   /** POST /api/vm/:id/destroy -> "ok" */
   destroy(vmid: number, opts?: RequestOptions): Promise<void>;

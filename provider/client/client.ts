@@ -137,11 +137,18 @@ export class GoPveQemuClient implements GoPveQemuApi {
     );
   }
 
-  /** stop / shutdown / destroy / set/cpu / set/memory / set/disk: 200 `ok` or an error status. */
+  /**
+   * stop / shutdown / destroy / set/cpu / set/memory / set/disk: 200 `ok` or an
+   * error status. `opts.timeoutMs` overrides the request timeout (shutdown waits for the guest).
+   */
   private async command(vmid: number, action: string, json: unknown, opts: RequestOptions): Promise<void> {
     const path = `/vm/${checkVmid(vmid)}/${action}`;
     const ctx = this.ctx("POST", path, vmid);
-    const answer = await requestPlain(this.conn, "POST", path, ctx, { json, signal: opts.signal });
+    const answer = await requestPlain(this.conn, "POST", path, ctx, {
+      json,
+      signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
+    });
     if (isOkAnswer(answer.text)) return;
     this.shape(OkTextSchema, answer.text.trim(), ctx, answer);
   }

@@ -25,15 +25,16 @@ export function requestHeaders(conn: Connection, accept: string, hasBody: boolea
   return headers;
 }
 
-/** A plain request: answer read whole within requestTimeoutMs; non-2xx -> HttpStatusError. */
+/** A plain request: answer read whole within requestTimeoutMs (or the call's timeoutMs); non-2xx -> HttpStatusError. */
 export async function requestPlain(
   conn: Connection,
   method: Method,
   path: string,
   ctx: ErrorContext,
-  opts: { json?: unknown; signal?: AbortSignal } = {},
+  opts: { json?: unknown; signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<PlainAnswer> {
-  const timeout = AbortSignal.timeout(conn.requestTimeoutMs);
+  const timeoutMs = opts.timeoutMs ?? conn.requestTimeoutMs;
+  const timeout = AbortSignal.timeout(timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   const body = opts.json === undefined ? undefined : JSON.stringify(opts.json);
   let answer: PlainAnswer;
@@ -44,12 +45,12 @@ export async function requestPlain(
       headers: requestHeaders(conn, "application/json, text/plain;q=0.9, */*;q=0.1", body !== undefined),
       body,
       signal,
-      headersTimeout: conn.requestTimeoutMs,
-      bodyTimeout: conn.requestTimeoutMs,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
     });
     answer = { status: res.statusCode, contentType: contentType(res), text: await res.body.text() };
   } catch (err) {
-    throw transportError(err, conn, ctx, { user: opts.signal, timeout, timeoutMs: conn.requestTimeoutMs });
+    throw transportError(err, conn, ctx, { user: opts.signal, timeout, timeoutMs });
   }
   if (answer.status < 200 || answer.status > 299) {
     throw new HttpStatusError(answer.status, serverWords(answer.text, answer.contentType), ctx);
@@ -77,10 +78,12 @@ export function transportError(
   if (signals.timeout?.aborted) {
     return new ConnectionError(`${where} got no answer within ${signals.timeoutMs} ms`, ctx, { cause: err });
   }
-  return new ConnectionError(`${where} failed: ${describeTransport(err, conn)}`, ctx, { cause: err });
+  return new ConnectionError(`${where} failed: ${describeTransport(err, conn, signals.timeoutMs)}`, ctx, {
+    cause: err,
+  });
 }
 
-function describeTransport(err: unknown, conn: Connection): string {
+function describeTransport(err: unknown, conn: Connection, timeoutMs = conn.requestTimeoutMs): string {
   const e = err as { code?: string; message?: string } | undefined;
   const code = e?.code;
   switch (code) {
@@ -93,7 +96,7 @@ function describeTransport(err: unknown, conn: Connection): string {
       return `no connection within ${conn.connectTimeoutMs} ms`;
     case "UND_ERR_HEADERS_TIMEOUT":
     case "UND_ERR_BODY_TIMEOUT":
-      return `no answer within ${conn.requestTimeoutMs} ms`;
+      return `no answer within ${timeoutMs} ms`;
     case "UND_ERR_SOCKET":
     case "ECONNRESET":
       return `the connection was closed by the other side (${code})`;

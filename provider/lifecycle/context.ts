@@ -21,7 +21,11 @@ export interface Reporter {
 export interface Timing {
   /** Between two polls of list/status. */
   pollIntervalMs: number;
-  /** A graceful shutdown may take this long before we fall back to a hard stop. */
+  /**
+   * A graceful shutdown may take this long before we fall back to a hard stop.
+   * The real server's `shutdown` answers only once the guest is off (`qm
+   * shutdown` waits), and real guests take minutes: the default is 10 minutes.
+   */
   shutdownTimeoutMs: number;
   /** After a hard stop, how long until status must say `stopped`. */
   stopTimeoutMs: number;
@@ -50,7 +54,7 @@ export interface Timing {
 
 export const DEFAULT_TIMING: Timing = {
   pollIntervalMs: 2_000,
-  shutdownTimeoutMs: 180_000,
+  shutdownTimeoutMs: 600_000,
   stopTimeoutMs: 60_000,
   followTimeoutMs: 60 * 60_000,
   imageDownloadBoundMs: DEFAULT_OPEN_BOUNDS.imageDownloadMs,
@@ -69,6 +73,21 @@ export interface LifecycleContext {
   connectionDefaults?: ConnectionDefaults;
   timing?: Partial<Timing>;
   signal?: AbortSignal;
+  /** Time as the lifecycle sees it (deadlines, pauses between polls); the real clock when omitted. Tests inject a fake one. */
+  clock?: Clock;
+}
+
+/** Where the lifecycle reads the time and waits. */
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or rejects (LifecycleError "cancelled") when the signal fires. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const REAL_CLOCK: Clock = { now: () => Date.now(), sleep: (ms, signal) => sleep(ms, signal) };
+
+export function clockOf(ctx: Pick<LifecycleContext, "clock">): Clock {
+  return ctx.clock ?? REAL_CLOCK;
 }
 
 export function timingOf(ctx: LifecycleContext): Timing {
