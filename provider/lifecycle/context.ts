@@ -73,6 +73,11 @@ export interface LifecycleContext {
   connectionDefaults?: ConnectionDefaults;
   timing?: Partial<Timing>;
   signal?: AbortSignal;
+  /**
+   * The resource's URN, from the glue. A resource declared without `name` gets a
+   * name derived from it (identity.ts), by which an interrupted create is found again.
+   */
+  urn?: string;
   /** Time as the lifecycle sees it (deadlines, pauses between polls); the real clock when omitted. Tests inject a fake one. */
   clock?: Clock;
 }

@@ -122,18 +122,39 @@ export function decideLost(
   const at = t.step ? `step "${t.step}"` : "the start";
   switch (seen.kind) {
     case "other":
-      return { kind: "failed", why: `its VMID is now held by another VM ("${seen.name}"), so this install cannot have made it` };
+      return {
+        kind: "failed",
+        why: `its VMID is now held by another VM ("${seen.name}"), so this install cannot have made it`,
+      };
     case "absent":
-      if (mem.seen) return { kind: "failed", why: "the server created the VM and removed it again (it cleans up after a failed install)" };
-      if (now >= t.createBy) return { kind: "failed", why: `the VM never appeared, and the server can no longer create it (the steps after ${at} take at most ${secs(t.createBy - t.lostAt)})` };
+      if (mem.seen)
+        return {
+          kind: "failed",
+          why: "the server created the VM and removed it again (it cleans up after a failed install)",
+        };
+      if (now >= t.createBy)
+        return {
+          kind: "failed",
+          why: `the VM never appeared, and the server can no longer create it (the steps after ${at} take at most ${secs(t.createBy - t.lostAt)})`,
+        };
       break;
     case "present":
       if (seen.running && now >= t.undoBy) {
         const inferred = phaseIndex(t.phase) <= phaseIndex("sshInit");
-        return { kind: "done", inferred, why: inferred ? `the VM runs, and the server can no longer remove it (the steps after ${at} that clean up take at most ${secs(t.undoBy - t.lostAt)})` : undefined };
+        return {
+          kind: "done",
+          inferred,
+          why: inferred
+            ? `the VM runs, and the server can no longer remove it (the steps after ${at} that clean up take at most ${secs(t.undoBy - t.lostAt)})`
+            : undefined,
+        };
       }
       if (!seen.running && now >= t.startBy && mem.stoppedSince !== undefined && now - mem.stoppedSince >= end.grace) {
-        return { kind: "partial", installState: "failed", why: "the VM exists but stays stopped: the install failed after creating it (or the server stopped working on it)" };
+        return {
+          kind: "partial",
+          installState: "failed",
+          why: "the VM exists but stays stopped: the install failed after creating it (or the server stopped working on it)",
+        };
       }
       break;
     case "unreadable":
@@ -142,14 +163,19 @@ export function decideLost(
   if (now < end.capAt) return { kind: "follow", why: pending(t, seen, now), until: Math.min(end.capAt, t.settleBy) };
   const exists = seen.kind === "present" || mem.seen;
   if (exists || end.vmidKnown) {
-    return { kind: "partial", installState: "unconfirmed", why: `the outcome is not known yet: ${pending(t, seen, now)}` };
+    return {
+      kind: "partial",
+      installState: "unconfirmed",
+      why: `the outcome is not known yet: ${pending(t, seen, now)}`,
+    };
   }
   return { kind: "unknown", why: `the outcome is not known: ${pending(t, seen, now)}` };
 }
 
 function pending(t: LostInstall, seen: Seen, now: number): string {
   if (seen.kind === "unreadable") return `the server could not be asked (${seen.error})`;
-  if (seen.kind === "absent") return `the VM has not appeared yet; the server may create it until ${secs(t.createBy - now)} from now`;
+  if (seen.kind === "absent")
+    return `the VM has not appeared yet; the server may create it until ${secs(t.createBy - now)} from now`;
   return `the server may still remove the VM for ${secs(Math.max(0, t.undoBy - now))} (it cleans up when the initialisation fails)`;
 }
 
@@ -208,7 +234,7 @@ export interface FailureFacts {
 }
 
 export type FailureVerdict =
-  | Exclude<Verdict, { kind: "follow" }>
+  | Exclude<Verdict, { kind: "follow" } | { kind: "done" }>
   /** follow the install: from the step the stream reached, or from its start (nothing was heard) */
   | { kind: "follow"; why: string; from: "stream" | "start" };
 
@@ -221,17 +247,39 @@ const MAX_ATTEMPTS = 2;
 export function decideFailure(f: Failure, facts: FailureFacts, seen?: Seen): FailureVerdict {
   switch (f.kind) {
     case "rejected":
-      if (f.definite || f.status < 500) return { kind: "failed", why: "the server refused the install; nothing was created" };
-      if (!facts.followable) return { kind: "failed", why: "an answer that is not the server's own; nothing can be recognised as this install's" };
-      return { kind: "follow", from: "start", why: `HTTP ${f.status} came from something between us and the server, not the server itself: the install may have started behind it` };
+      if (f.definite || f.status < 500) return { kind: "failed", why: "nothing was created" };
+      if (!facts.followable)
+        return {
+          kind: "failed",
+          why: "the answer is not the server's own, and without a vmid or name nothing could be recognised as this install's; nothing was recorded",
+        };
+      return {
+        kind: "follow",
+        from: "start",
+        why: `HTTP ${f.status} came from something between us and the server, not the server itself: the install may have started behind it`,
+      };
     case "unreachable":
-      if (!f.serverAnswers || !facts.followable) return { kind: "failed", why: "the server could not be reached to install" };
-      return { kind: "follow", from: "start", why: "the request broke, but the server answers: the install may have started" };
+      if (!f.serverAnswers || !facts.followable)
+        return { kind: "failed", why: "the server could not be reached to install" };
+      return {
+        kind: "follow",
+        from: "start",
+        why: "the request broke, but the server answers: the install may have started",
+      };
     case "cancelled":
-      if (facts.vmid === undefined || facts.existedBefore) return { kind: "failed", why: "the install was cancelled before a VMID was assigned" };
-      return { kind: "partial", installState: "unconfirmed", why: "the install was cancelled; the server may still be installing it" };
+      if (facts.vmid === undefined || facts.existedBefore)
+        return { kind: "failed", why: "the install was cancelled before a VMID was assigned" };
+      return {
+        kind: "partial",
+        installState: "unconfirmed",
+        why: "was cancelled; the server may still be installing it",
+      };
     case "lost":
-      if (!facts.followable) return { kind: "failed", why: "the stream was lost before the VMID was known, and nothing can be recognised as this install's" };
+      if (!facts.followable)
+        return {
+          kind: "failed",
+          why: "the stream was lost before the VMID was known, and nothing can be recognised as this install's",
+        };
       return { kind: "follow", from: "stream", why: "the server carries on without a listener" };
     case "unexpected":
       if (facts.vmid === undefined) return { kind: "failed", why: "the install failed" };
@@ -244,22 +292,46 @@ export function decideFailure(f: Failure, facts: FailureFacts, seen?: Seen): Fai
 function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts, seen?: Seen): FailureVerdict {
   if (f.retryable && !facts.vmCreated) {
     if (facts.attempt >= MAX_ATTEMPTS) return { kind: "failed", why: "it happened again on the retry" };
-    return { kind: "retry", why: "concurrent first installs on a fresh server raced to create its SSH key pair", advice: "check the server's $HOME/.ssh" };
+    return {
+      kind: "retry",
+      why: "concurrent first installs on a fresh server raced to create its SSH key pair",
+      advice: "check the server's $HOME/.ssh",
+    };
   }
-  if (facts.vmid === undefined) return { kind: "failed", why: "the install failed before a VMID was assigned; nothing was created" };
+  if (facts.vmid === undefined)
+    return { kind: "failed", why: "the install failed before a VMID was assigned; nothing was created" };
   if (seen === undefined || seen.kind === "unreadable") {
-    if (facts.vmCreated) return { kind: "partial", installState: "failed", why: "the install failed after the VM was created, and the server could not be asked whether it still exists" };
+    if (facts.vmCreated)
+      return {
+        kind: "partial",
+        installState: "failed",
+        why: "failed after the VM was created, and the server could not be asked whether it still exists",
+      };
     return { kind: "failed", why: "the install failed before the VM was created" };
   }
   if (seen.kind === "absent") {
-    return { kind: "failed", why: `nothing is left on the server${facts.vmCreated ? " (the server removed the half-made VM)" : ""}` };
+    return {
+      kind: "failed",
+      why: `nothing is left on the server${facts.vmCreated ? " (the server removed the half-made VM)" : ""}`,
+    };
   }
   if (f.vmidTakenRace && !facts.vmCreated) {
     if (!facts.pinned && facts.attempt < MAX_ATTEMPTS) {
-      return { kind: "retry", why: `VMID ${facts.vmid} was taken by another VM while this install was preparing (the auto-assigned VMID race); the server picks the next free VMID`, advice: "another client is installing VMs on the same server: pin a vmid, or try again" };
+      return {
+        kind: "retry",
+        why: `VMID ${facts.vmid} was taken by another VM while this install was preparing (the auto-assigned VMID race); the server picks the next free VMID`,
+        advice: "another client is installing VMs on the same server: pin a vmid, or try again",
+      };
     }
-    return { kind: "failed", why: `VMID ${facts.vmid} was taken by another VM while this install was preparing; nothing of this install was created` };
+    return {
+      kind: "failed",
+      why: `VMID ${facts.vmid} was taken by another VM while this install was preparing; nothing of this install was created`,
+    };
   }
-  if (facts.existedBefore || seen.kind === "other") return { kind: "failed", why: `VM ${facts.vmid} on the server existed before the install and is not this install's` };
-  return { kind: "partial", installState: "failed", why: "the install failed after the VM was created" };
+  if (facts.existedBefore || seen.kind === "other")
+    return {
+      kind: "failed",
+      why: `VM ${facts.vmid} on the server existed before the install and is not this install's`,
+    };
+  return { kind: "partial", installState: "failed", why: "failed after the VM was created" };
 }

@@ -10,26 +10,12 @@
 //
 // A name the user gives is the user's: a VM with it is never taken over
 // automatically (it could be anyone's); `adopt: true` does that on request.
-import { createHash } from "node:crypto";
 import type { VmEntry } from "../client/schemas";
+import { derivedName } from "./derived-name";
 import { realName } from "./state";
 import { vmLabel } from "./power";
 
-const HASH_HEX = 8;
-
-/** The default name of the resource with this URN; at most `maxLength` characters, letters, digits and hyphens. */
-export function derivedName(urn: string, maxLength: number): string {
-  const resource = urn.slice(urn.lastIndexOf("::") + 2);
-  const hash = createHash("sha256").update(urn).digest("hex").slice(0, HASH_HEX);
-  const room = maxLength - HASH_HEX - 1;
-  const base =
-    resource
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, "-")
-      .slice(0, room)
-      .replace(/^-+|-+$/g, "") || "vm";
-  return `${base}-${hash}`;
-}
+export { derivedName };
 
 /** True when `name` is the name derived from this URN (so VMs carrying it are this resource's). */
 export function isDerivedName(name: string | undefined, urn: string | undefined, maxLength: number): boolean {
@@ -50,7 +36,7 @@ export type BeforeInstall =
  */
 export function beforeInstall(
   vms: VmEntry[],
-  want: { vmid?: number; name?: string; derived: boolean; os: string },
+  want: { vmid?: number; name?: string; derived: boolean; os: string; endpoint: string },
 ): BeforeInstall {
   const { vmid, name, derived } = want;
   const ours = (vm: VmEntry): boolean => derived && vm.name === realName(name, vm.vmid);
@@ -59,7 +45,7 @@ export function beforeInstall(
     return {
       kind: "refuse",
       why:
-        `vmid ${vmid} is already in use by VM "${taken.name}" (node ${taken.node}); pin another vmid, or omit it to let ` +
+        `vmid ${vmid} is already in use on ${want.endpoint} by VM "${taken.name}" (node ${taken.node}); pin another vmid, or omit it to let ` +
         "the server pick one; if that VM is the one this resource should manage, declare it with `adopt: true`",
     };
   }
