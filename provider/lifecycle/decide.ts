@@ -78,6 +78,34 @@ export function timelineOf(
   };
 }
 
+/**
+ * A later look showed the install further on (the VM exists, carries its OS
+ * tag, runs): the remaining steps from there, counted from now, bound it too.
+ * Both timelines are upper bounds, so each deadline is the earlier of the two.
+ */
+export function advance(
+  t: LostInstall,
+  reached: Phase,
+  now: number,
+  open: OpenBounds,
+  withNode: boolean,
+): LostInstall {
+  if (phaseIndex(reached) <= phaseIndex(t.phase)) return t;
+  const n = timelineOf({ step: t.step, phase: reached, lostAt: now }, open, withNode);
+  const createBy = Math.min(t.createBy, n.createBy);
+  const startBy = Math.min(t.startBy, n.startBy);
+  const undoBy = Math.min(t.undoBy, n.undoBy);
+  const settleBy = Math.max(createBy, startBy + stoppedGrace(open), undoBy);
+  return { ...t, phase: reached, createBy, startBy, undoBy, settleBy };
+}
+
+/** The phase the server has reached at least, by what the VM shows. */
+export function phaseShown(seen: Seen): Phase | undefined {
+  if (seen.kind !== "present") return undefined;
+  if (seen.running) return "waitReady"; // only `qm start` runs it
+  return seen.tagged ? "initConfig" : "importDisk"; // the OS tag is set while initialising
+}
+
 // ---- what the server shows --------------------------------------------------------
 
 /** One look at the VM, as decisions need it. */
@@ -86,7 +114,8 @@ export type Seen =
   | { kind: "absent" }
   /** the VMID is held by a VM with another name: not this install's */
   | { kind: "other"; name: string }
-  | { kind: "present"; running: boolean };
+  /** `tagged`: it carries an OS tag (the install sets it while initialising the VM) */
+  | { kind: "present"; running: boolean; tagged: boolean };
 
 export type Verdict =
   /** record success; `inferred` when the completion itself was never seen */

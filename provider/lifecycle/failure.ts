@@ -102,7 +102,8 @@ async function look(job: InstallJob, vmid: number): Promise<{ seen: Seen; entry?
     const o = await observe(job.client, vmid, { vmName: realName(job.inputs.name, vmid) }, job.ctx.signal);
     if (!o.listed) return { seen: { kind: "absent" } };
     if (!o.nameMatches) return { seen: { kind: "other", name: o.entry!.name } };
-    return { seen: { kind: "present", running: o.running === true }, entry: o.entry, status: powerWord(o) };
+    const seen: Seen = { kind: "present", running: o.running === true, tagged: o.entry!.os !== "" };
+    return { seen, entry: o.entry, status: powerWord(o) };
   } catch (err) {
     return { seen: { kind: "unreadable", error: errorText(err, job.redact) } };
   }

@@ -18,7 +18,7 @@ import type { VmEntry } from "../client/schemas";
 import type { InstallFacts } from "../client/stream/types";
 import type { Phase } from "../client/stream/wire";
 import { clockOf, openBoundsOf, timingOf } from "./context";
-import { decideLost, secs, stoppedGrace, timelineOf } from "./decide";
+import { advance, decideLost, phaseShown, secs, stoppedGrace, timelineOf } from "./decide";
 import type { FollowMemory, LostInstall, Seen, Verdict } from "./decide";
 import { CODES, LifecycleError } from "./errors";
 import { observe, powerWord } from "./observe";
@@ -50,27 +50,27 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
   const clock = clockOf(ctx);
   const open = openBoundsOf(ctx);
   const t = timelineOf({ step: at.step, phase: at.phase, lostAt: clock.now() }, open, job.inputs.node !== undefined);
-  const capAt = Math.min(t.lostAt + timingOf(ctx).followTimeoutMs, t.settleBy);
-  const watch = new Watch(job, at);
+  const capAt = t.lostAt + timingOf(ctx).followTimeoutMs;
+  const watch = new Watch(job, at, t);
   ctx.reporter.warn(
     `lost the install stream at ${t.step ? `step "${t.step}"` : "the start"} (${at.why.split("\n")[0]}); the server carries on without us: ` +
-      `following VM ${watch.vmid ?? "(VMID not known yet)"} by asking the server, for up to ${secs(capAt - t.lostAt)} ` +
-      "(the longest the remaining steps can take)",
+      `following VM ${watch.vmid ?? "(VMID not known yet)"} by asking the server, for up to ` +
+      `${secs(Math.min(capAt, t.settleBy) - t.lostAt)} (the longest the remaining steps can take)`,
   );
   let verdict: Verdict;
   try {
     const result = await poll(ctx, {
-      probe: () => watch.round(t, capAt),
+      probe: () => watch.round(capAt),
       done: (v) => v.kind !== "follow",
-      timeoutMs: capAt - t.lostAt + timingOf(ctx).pollIntervalMs,
+      timeoutMs: Math.min(capAt, t.settleBy) - t.lostAt + timingOf(ctx).pollIntervalMs,
       onRound: (r) => ctx.reporter.debug(`following: round ${r.round}: ${r.value?.why ?? "no answer"}`),
     });
-    verdict = result.reached ? result.value : await watch.round(t, Number.NEGATIVE_INFINITY);
+    verdict = result.reached ? result.value : await watch.round(Number.NEGATIVE_INFINITY);
   } catch (err) {
     if (!ctx.signal?.aborted) throw err;
     verdict = watch.cancelled();
   }
-  return record(job, at, watch, verdict, { ...t, seen: watch.mem.seen });
+  return record(job, at, watch, verdict, { ...watch.t, seen: watch.mem.seen });
 }
 
 /** What the follow has seen so far, and one round of observe -> decide. */
@@ -83,19 +83,23 @@ class Watch {
   constructor(
     private readonly job: InstallJob,
     private readonly at: LostAt,
+    /** the install's timeline, tightened as the VM shows progress */
+    public t: LostInstall,
   ) {
     this.vmid = at.facts.vmid ?? job.inputs.vmid;
   }
 
-  async round(t: LostInstall, capAt: number): Promise<Verdict> {
+  async round(capAt: number): Promise<Verdict> {
     const seen = await this.look();
     const now = clockOf(this.job.ctx).now();
+    const open = openBoundsOf(this.job.ctx);
     if (seen.kind === "present") {
       if (!this.mem.seen) this.firstSeen();
       this.mem = { seen: true, stoppedSince: seen.running ? undefined : (this.mem.stoppedSince ?? now) };
+      this.t = advance(this.t, phaseShown(seen)!, now, open, this.job.inputs.node !== undefined);
     }
-    const grace = stoppedGrace(openBoundsOf(this.job.ctx));
-    return decideLost(t, seen, this.mem, now, { capAt, vmidKnown: this.vmid !== undefined, grace });
+    const end = { capAt: Math.min(capAt, this.t.settleBy), vmidKnown: this.vmid !== undefined, grace: stoppedGrace(open) };
+    return decideLost(this.t, seen, this.mem, now, end);
   }
 
   private async look(): Promise<Seen> {
@@ -108,7 +112,7 @@ class Watch {
       if (!o.listed) return { kind: "absent" };
       if (!o.nameMatches) return { kind: "other", name: o.entry!.name };
       this.status = powerWord(o);
-      return { kind: "present", running: o.running === true };
+      return { kind: "present", running: o.running === true, tagged: o.entry!.os !== "" };
     } catch (err) {
       if (ctx.signal?.aborted) throw err;
       return { kind: "unreadable", error: errorText(err, this.job.redact) };
