@@ -31,7 +31,7 @@ export interface Progress {
 export type Attempt = { kind: "done"; result: CreateResult } | { kind: "retry"; reason: string; advice: string };
 
 /** How the install call failed, in the decision table's terms (pure but for the one list on a broken connection). */
-export async function classify(job: InstallJob, err: unknown): Promise<Failure> {
+export async function classify(job: InstallJob, err: unknown, progress: Progress): Promise<Failure> {
   if (err instanceof HttpStatusError) return { kind: "rejected", status: err.status, definite: err.json };
   if (err instanceof ConnectionError) {
     const serverAnswers = await job.client.list({ signal: job.ctx.signal }).then(
@@ -57,6 +57,7 @@ export async function classify(job: InstallJob, err: unknown): Promise<Failure> 
         step: err.step,
         retryable: err.shape === "error-event" && err.step === STEP.sshKeyCreate,
         vmidTakenRace: err.step === STEP.creatingVm,
+        reachedEnd: err.shape === "no-completion" && (progress.phase === "finalize" || progress.facts.completed),
       };
   }
 }
@@ -75,7 +76,7 @@ export async function settleFailure(
     ...(err instanceof OperationFailedError && err.facts ? dropUndefined(err.facts) : {}),
   };
   const vmid = facts.vmid ?? inputs.vmid;
-  const failure = await classify(job, err);
+  const failure = await classify(job, err, progress);
   const looked = failure.kind === "ended" && vmid !== undefined ? await look(job, vmid) : undefined;
   const seen = looked?.seen;
   const verdict = decideFailure(
