@@ -184,7 +184,7 @@ export const DEFAULT_OPEN_BOUNDS: OpenBounds = {
   imageDownloadMs: 30 * 60_000,
   initScriptMs: 20 * 60_000,
   migrateMs: 30 * 60_000,
-  commandMs: 2 * 60_000,
+  commandMs: 30_000,
 };
 
 /** CheckAlive: 60 tries of `ssh -o ConnectTimeout=5`, each followed by a 5 s sleep. */
@@ -199,13 +199,13 @@ export function phaseBounds(b: OpenBounds): Record<Phase, number> {
     download: b.imageDownloadMs,
     sshKey: b.commandMs, // ssh-keygen
     createVm: 2 * b.commandMs, // pvesh (CPU type), qm create
-    importDisk: 5 * b.commandMs, // qm importdisk copies the image
+    importDisk: 20 * b.commandMs, // qm importdisk copies the whole image into the storage
     initConfig: 12 * b.commandMs + 10_000, // 11 qm set, qm resize with up to 2 x 5 s retry sleeps
     migrate: b.migrateMs,
     qmStart: b.commandMs,
     waitReady: SSH_WAIT_MS,
     sshInit: b.initScriptMs,
-    qmReboot: 2 * b.commandMs, // qm reboot waits for the guest's shutdown
+    qmReboot: 4 * b.commandMs, // qm reboot waits for the guest's shutdown
     waitAfterReboot: SSH_WAIT_MS,
     finalize: 0,
   };
