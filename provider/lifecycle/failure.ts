@@ -91,13 +91,27 @@ export async function settleFailure(
     },
     seen,
   );
-  const why = errorText(err, redact);
+  const why = failure.kind === "lost" ? streamLoss(err, redact) : errorText(err, redact);
   const cause = safeCause(err, redact);
   const sighting: Sighting = { facts: { ...facts, vmid }, entry: looked?.entry, status: looked?.status };
   return recordFailure(job, verdict, { facts, vmid, why, cause, progress, before, ticket, failure, sighting });
 }
 
 /** One look at the VMID, for the table and for the state. */
+/** What happened to the stream, without the client's "install failed at step ..." (the install may well go on). */
+function streamLoss(err: unknown, redact: (s: string) => string): string {
+  if (!(err instanceof OperationFailedError)) return errorText(err, redact);
+  const what = LOSS_TEXT[err.shape] ?? "the stream ended";
+  return redact(err.serverMessage && err.shape !== "error-event" ? `${what}: ${err.serverMessage}` : what);
+}
+
+const LOSS_TEXT: Partial<Record<string, string>> = {
+  "connection-lost": "the connection ended before the stream closed",
+  "idle-timeout": "the stream went silent for longer than the idle timeout",
+  "overall-timeout": "the install took longer than the stream's overall timeout",
+  "error-event": "the stream ended right after the error the server recovers from (no SSH key pair yet)",
+};
+
 async function look(job: InstallJob, vmid: number): Promise<{ seen: Seen; entry?: VmEntry; status?: string }> {
   try {
     const o = await observe(job.client, vmid, { vmName: realName(job.inputs.name, vmid) }, job.ctx.signal);

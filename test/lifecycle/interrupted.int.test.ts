@@ -24,7 +24,11 @@ function ctxFor(urn: string, extra: Partial<LifecycleContext> = {}) {
 
 /** The inputs as the glue hands them to create: through check, which derives the name. */
 function declared(urn: string, patch: Record<string, unknown> = {}): VmInputs {
-  const r = check({}, { os: "ubuntu", version: "24.04", ...patch }, { urn, connectionDefaults: { endpoint: h.endpoint } });
+  const r = check(
+    {},
+    { os: "ubuntu", version: "24.04", ...patch },
+    { urn, connectionDefaults: { endpoint: h.endpoint } },
+  );
   expect(r.failures).toEqual([]);
   return r.inputs;
 }
@@ -76,7 +80,12 @@ describe("a second create after an interrupted one", () => {
     h.sim.addVm({ vmid: 120, requestedName: theirs, running: true, os: "ubuntu" });
     const { state } = await create(declared(URN), ctxFor(URN));
     expect(state.vmid).not.toBe(120);
-    expect(h.sim.vms().map((vm) => vm.vmid).sort()).toEqual([120, state.vmid].sort());
+    expect(
+      h.sim
+        .vms()
+        .map((vm) => vm.vmid)
+        .sort(),
+    ).toEqual([120, state.vmid].sort());
     // pinned on their VMID: refused, not adopted
     const err = await create(declared(URN, { vmid: 120 }), ctxFor(URN)).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: CODES.vmidTaken });
