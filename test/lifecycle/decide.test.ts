@@ -4,6 +4,8 @@
 import { DEFAULT_OPEN_BOUNDS, SSH_WAIT_MS, phaseBounds, phaseOfEvent } from "../../provider/client/stream/wire";
 import { advance, decideFailure, decideLost, phaseShown, settle, timelineOf } from "../../provider/lifecycle/decide";
 import type { Failure, FailureFacts, Seen } from "../../provider/lifecycle/decide";
+import type { Observation } from "../../provider/lifecycle/observe";
+import { settleState } from "../../provider/lifecycle/settle";
 
 const OPEN = DEFAULT_OPEN_BOUNDS;
 const B = phaseBounds(OPEN);
@@ -266,5 +268,50 @@ describe("settle: the next refresh or up decides an unconfirmed install", () => 
     ["another VM holds the VMID", { kind: "other", name: "x" }, 1, "gone"],
   ])("%s -> %s", (_l, seen, now, want) => {
     expect(settle(t, seen, now).kind).toBe(want);
+  });
+});
+
+describe("settleState: the state after settling (for read and update)", () => {
+  const lost = {
+    ...timelineOf({ step: "VM initialization > SSH initialization", phase: "sshInit", lostAt: 0 }, OPEN, false),
+    seen: true,
+  };
+  const state = {
+    vmid: 150,
+    vmName: "m-150",
+    installState: "unconfirmed" as const,
+    installLost: lost,
+    installComplete: false,
+    installProblem: "x",
+  };
+  const o = (patch: Partial<Observation>): Observation => ({
+    vmid: 150,
+    listed: true,
+    disabled: false,
+    nameMatches: true,
+    entry: { vmid: 150, name: "m-150", os: "ubuntu", running: true, node: "pve1", cpu: 2, disk: 16, memory: 2 },
+    running: true,
+    ...patch,
+  });
+
+  test("done: installed, the unconfirmed fields gone", () => {
+    const r = settleState(state, o({}), lost.undoBy);
+    expect(r.kind).toBe("done");
+    expect(r.kind !== "gone" && r.state).toEqual({
+      vmid: 150,
+      vmName: "m-150",
+      installComplete: true,
+      installProblem: undefined,
+    });
+  });
+
+  test("gone, still unknown, failed and left", () => {
+    expect(settleState(state, o({ listed: false, entry: undefined }), 1).kind).toBe("gone");
+    const r = settleState(state, o({}), 1);
+    expect(r).toMatchObject({ kind: "unconfirmed", state: { installState: "unconfirmed" } });
+    expect(settleState(state, o({ running: false }), lost.settleBy)).toMatchObject({
+      kind: "failed-left",
+      state: { installComplete: false },
+    });
   });
 });
