@@ -4,7 +4,7 @@
 import { CancelledError, ConnectionError, HttpStatusError, OperationFailedError } from "../client/errors";
 import type { VmEntry } from "../client/schemas";
 import type { InstallFacts } from "../client/stream/types";
-import { STEP, isRecoverableSshKeyError } from "../client/stream/wire";
+import { STEP, UNNAMED_PHASE, isRecoverableSshKeyError } from "../client/stream/wire";
 import type { Phase } from "../client/stream/wire";
 import { clockOf, openBoundsOf } from "./context";
 import { decideFailure, timelineOf } from "./decide";
@@ -157,11 +157,17 @@ async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Prom
             )
           : undefined;
       const label = vmLabel(k.vmid!, k.facts.realName);
-      return failWithVm(job, k.sighting, [`the install of VM ${label} ${v.why}: ${k.why}`], k.cause, lost);
+      return failWithVm(job, k.sighting, [`the install of VM ${label} ${v.why}${during(k)}: ${k.why}`], k.cause, lost);
     }
     default:
       throw new LifecycleError(failureText(job, v, k), { cause: k.cause, code: codeOf(k.failure) });
   }
+}
+
+/** A silent failure of `qm start` / `qm reboot`, which the stream names by the step before. */
+function during(k: Known): string {
+  const text = k.failure.kind === "ended" ? UNNAMED_PHASE[k.progress.phase] : undefined;
+  return text ? ` while ${text}, after step "${k.progress.step}"` : "";
 }
 
 function failureText(job: InstallJob, v: { kind: string; why: string }, k: Known): string {

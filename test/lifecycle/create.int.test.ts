@@ -378,4 +378,14 @@ describe("create: what a lost stream says, in simulated time", () => {
     expect(Math.max(...ctx.lines.map((l) => l.msg.length))).toBeLessThan(4200);
     expect(ctx.lines.some((l) => /… \[\d+ more characters not shown\]/.test(l.msg))).toBe(true);
   });
+
+  test("a failed qm reboot is named as such, not as the step before it", async () => {
+    h.sim.addFault({ kind: "fail", op: "install", step: "rebooting VM", name: "boot" });
+    const err = await create(h.inputs({ name: "boot" }), simCtx()).catch((e: unknown) => e);
+    h.sim.clearFaults();
+    expect(err).toBeInstanceOf(PartialError);
+    expect((err as PartialError).reasons[0]).toMatch(
+      /failed after the VM was created while rebooting the VM \(qm reboot\), after step "VM initialization > SSH initialization"/,
+    );
+  });
 });

@@ -114,6 +114,16 @@ export const ON_FAILURE: Record<Phase, OnFailure> = {
   finalize: "leaves-vm",
 };
 
+/**
+ * Phases with no step name of their own: a failure there closes the stream
+ * silently, and the stream names the step before (`SSH initialization` for a
+ * failed `qm reboot`).
+ */
+export const UNNAMED_PHASE: Partial<Record<Phase, string>> = {
+  qmStart: "starting the VM (qm start)",
+  qmReboot: "rebooting the VM (qm reboot)",
+};
+
 export function phaseIndex(p: Phase): number {
   return PHASES.indexOf(p);
 }
