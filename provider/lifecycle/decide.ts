@@ -323,12 +323,10 @@ function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts
     };
   }
   if (f.retryable && !facts.vmCreated) {
-    if (facts.attempt >= MAX_ATTEMPTS) return { kind: "failed", why: "it happened again on the retry" };
-    return {
-      kind: "retry",
-      why: "concurrent first installs on a fresh server raced to create its SSH key pair",
-      advice: "check the server's $HOME/.ssh",
-    };
+    return retryOnce(facts, {
+      why: "the server could not create its SSH key pair: another install on a fresh server was creating it at the same moment",
+      advice: "The server cannot create its SSH key pair: check its $HOME/.ssh",
+    });
   }
   if (facts.vmid === undefined)
     return { kind: "failed", why: "the install failed before a VMID was assigned; nothing was created" };
@@ -348,17 +346,13 @@ function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts
     };
   }
   if (f.vmidTakenRace && !facts.vmCreated) {
-    if (!facts.pinned && facts.attempt < MAX_ATTEMPTS) {
-      return {
-        kind: "retry",
-        why: `VMID ${facts.vmid} was taken by another VM while this install was preparing (the auto-assigned VMID race); the server picks the next free VMID`,
-        advice: "another client is installing VMs on the same server: pin a vmid, or try again",
-      };
-    }
-    return {
-      kind: "failed",
-      why: `VMID ${facts.vmid} was taken by another VM while this install was preparing; nothing of this install was created`,
-    };
+    const holder = seen.kind === "other" ? ` ("${seen.name}")` : "";
+    const taken = `VMID ${facts.vmid} was taken by another VM${holder} while this install was preparing`;
+    if (facts.pinned) return { kind: "failed", why: `${taken}; nothing of this install was created` };
+    return retryOnce(facts, {
+      why: `${taken} (the auto-assigned VMID race); the server picks the next free VMID`,
+      advice: "Another client is installing VMs on the same server at the same time: pin a vmid, or try again",
+    });
   }
   if (facts.existedBefore || seen.kind === "other")
     return {
@@ -366,4 +360,11 @@ function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts
       why: `VM ${facts.vmid} on the server existed before the install and is not this install's`,
     };
   return { kind: "partial", installState: "failed", why: "failed after the VM was created" };
+}
+
+/** Nothing was made: retry once; a second time it fails, with the advice. */
+function retryOnce(facts: FailureFacts, r: { why: string; advice: string }): FailureVerdict {
+  if (facts.attempt >= MAX_ATTEMPTS)
+    return { kind: "failed", why: `${r.why}; it happened again on the retry. ${r.advice}` };
+  return { kind: "retry", ...r };
 }

@@ -139,7 +139,7 @@ interface Known {
 async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Promise<Attempt> {
   switch (v.kind) {
     case "retry":
-      return { kind: "retry", reason: `${v.why} (${k.why.split("\n")[0]})`, advice: v.advice };
+      return { kind: "retry", reason: v.why, advice: v.advice };
     case "follow": {
       const step = v.from === "start" ? "" : k.progress.step;
       const phase = v.from === "start" ? "checkVmid" : k.progress.phase;

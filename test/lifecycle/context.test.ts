@@ -34,9 +34,9 @@ describe("connection resolution", () => {
 });
 
 describe("secrets", () => {
-  test("redaction masks every secret of 4+ characters", () => {
-    const r = redactor(["hunter22", "tok-abc", undefined, "ab"]);
-    expect(r("pw hunter22 and tok-abc, ab")).toBe("pw *** and ***, ab");
+  test("redaction masks every secret check accepts, whatever its length", () => {
+    const r = redactor(["hunter22", "tok-abc", undefined, "", "ab"]);
+    expect(r("pw hunter22 and tok-abc, ab")).toBe("pw *** and ***, ***");
     const cause = safeCause(new Error("bad hunter22"), r) as Error;
     expect(cause.message).toBe("bad ***");
     const clean = new Error("fine");
