@@ -1,10 +1,11 @@
 // Turning the server's stream into progress lines for the user. The install
-// has a known sequence of steps (listed once, here), so its lines say
+// has a known sequence of steps (listed once, in the wire module), so its lines say
 // "step k of n". Step results (success / info / error) are info lines with
 // the server's `(N.NNs)` duration; the first line of each step says it began;
 // other processing lines and raw command output are debug lines. Everything
-// is redacted (the init script's output could echo secrets).
-import type { OperationEvent } from "../client/stream/types";
+// is redacted (the init script's output could echo secrets), and no line is
+// longer than MAX_LINE_CHARS (a 2 MB output line is cut and the cut counted).
+import type { OperationEvent, StepOperationEvent } from "../client/stream/types";
 import { INSTALL_STEPS, STEP, SSH_KEY_MISSING, isRecoverableSshKeyError } from "../client/stream/wire";
 import type { InstallStep } from "../client/stream/wire";
 import type { Reporter } from "./context";
@@ -42,61 +43,75 @@ export function installProgress(
   redact: Redactor,
   withNode: boolean,
 ): (event: OperationEvent) => void {
-  const steps = installSteps(withNode);
   const clean = (text: string): string => capLine(redact(text));
+  const steps = new StepCounter(installSteps(withNode));
   let sshKeyMissing = false;
-  const n = steps.length;
-  const indexOf = (name: string): number => steps.findIndex((s) => s.name === name || s.aliases?.includes(name));
-  let current = -1;
-  const begun = new Set<number>();
-  const where = (): string => (current >= 0 ? `[${current + 1}/${n}] ${steps[current]?.name}` : "[start]");
-
+  const onStep = (event: StepOperationEvent): void => {
+    const { idx, label } = steps.at(event.step);
+    const { text, duration } = splitMessage(clean(event.message));
+    if (event.status === "error" && isRecoverableSshKeyError(event.step, event.message)) {
+      // Not a failure yet: the server goes on to create a key pair (said once it has).
+      sshKeyMissing = true;
+      reporter.debug(`install ${label}: ${text}`);
+      return;
+    }
+    if (sshKeyMissing && event.step === STEP.sshKeyCreate && event.status === "success") {
+      sshKeyMissing = false;
+      reporter.warn(
+        `install ${label}: recovered - the server had no SSH key pair ("${SSH_KEY_MISSING}") and created one`,
+      );
+    }
+    if (event.status === "processing") {
+      if (steps.begin(idx)) reporter.info(`install ${label}: ${text}`);
+      else reporter.debug(`install ${label}: ${text}`);
+      return;
+    }
+    steps.begin(idx);
+    const line = `install ${label}: ${event.status}${duration ? ` ${duration}` : ""}${text ? ` - ${text}` : ""}`;
+    if (event.status === "error") reporter.warn(line);
+    else reporter.info(line);
+  };
   return guarded((event) => {
     switch (event.kind) {
-      case "step": {
-        const idx = event.step === "" ? -1 : indexOf(event.step);
-        if (idx >= 0) current = idx;
-        const label = idx >= 0 || event.step === "" ? where() : `${where()} (${event.step})`;
-        const { text, duration } = splitMessage(clean(event.message));
-        if (event.status === "error" && isRecoverableSshKeyError(event.step, event.message)) {
-          // Not a failure yet: the server goes on to create a key pair (said once it has).
-          sshKeyMissing = true;
-          reporter.debug(`install ${label}: ${text}`);
-          return;
-        }
-        if (sshKeyMissing && event.step === STEP.sshKeyCreate && event.status === "success") {
-          sshKeyMissing = false;
-          reporter.warn(
-            `install ${label}: recovered - the server had no SSH key pair ("${SSH_KEY_MISSING}") and created one`,
-          );
-        }
-        if (event.status === "processing") {
-          if (idx >= 0 && !begun.has(idx)) {
-            begun.add(idx);
-            reporter.info(`install ${label}: ${text}`);
-          } else reporter.debug(`install ${label}: ${text}`);
-          return;
-        }
-        if (idx >= 0) begun.add(idx);
-        const line = `install ${label}: ${event.status}${duration ? ` ${duration}` : ""}${text ? ` - ${text}` : ""}`;
-        if (event.status === "error") reporter.warn(line);
-        else reporter.info(line);
-        return;
-      }
+      case "step":
+        return onStep(event);
       case "raw":
-        reporter.debug(`install ${where()} | ${clean(event.text)}`);
-        return;
+        return reporter.debug(`install ${steps.where()} | ${clean(event.text)}`);
       case "bare":
-        reporter.warn(`install: the server refused: ${clean(event.message)}`);
-        return;
+        return reporter.warn(`install: the server refused: ${clean(event.message)}`);
       case "close":
-        reporter.debug("install: stream closed");
-        return;
+        return reporter.debug("install: stream closed");
       case "other":
-        reporter.debug(`install: (${event.event})`);
-        return;
+        return reporter.debug(`install: (${event.event})`);
     }
   });
+}
+
+/** Which of the n steps the install is at, for "[k/n] name" labels. */
+class StepCounter {
+  private current = -1;
+  private readonly begun = new Set<number>();
+  constructor(private readonly steps: InstallStep[]) {}
+
+  where(): string {
+    return this.current >= 0
+      ? `[${this.current + 1}/${this.steps.length}] ${this.steps[this.current]?.name}`
+      : "[start]";
+  }
+
+  /** The step's index (-1 when unknown) and its label; a known step becomes the current one. */
+  at(step: string): { idx: number; label: string } {
+    const idx = step === "" ? -1 : this.steps.findIndex((s) => s.name === step || s.aliases?.includes(step));
+    if (idx >= 0) this.current = idx;
+    return { idx, label: idx >= 0 || step === "" ? this.where() : `${this.where()} (${step})` };
+  }
+
+  /** Marks the step begun; true the first time. */
+  begin(idx: number): boolean {
+    if (idx < 0 || this.begun.has(idx)) return false;
+    this.begun.add(idx);
+    return true;
+  }
 }
 
 /** A reporter that throws must not break the stream it reports on: progress is best effort. */
