@@ -54,7 +54,7 @@ export async function runStreamed(t: StepTarget, kind: StreamedKind, targetNode?
     if (t.ctx.signal?.aborted || !(err instanceof OperationFailedError) || !isLost(err.shape)) throw err;
     ended = "lost";
     t.ctx.reporter.warn(
-      `VM ${t.label}: the ${kind} stream was lost${err.step ? ` at step "${err.step}"` : ""} (${t.redact(err.message.split("\n")[0]!)}); ` +
+      `VM ${t.label}: the ${kind} stream was lost${err.step ? ` after step "${err.step}"` : ""} (${t.redact(err.message.split("\n")[0]!)}); ` +
         "the server carries on without us: asking it whether the step was applied",
     );
     const verdict = await watch(t, { kind, ended, powerStepDone, targetNode });
