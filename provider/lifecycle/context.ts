@@ -28,9 +28,10 @@ export interface Timing {
   /** After a hard stop, how long until status must say `stopped`. */
   stopTimeoutMs: number;
   /**
-   * After the install stream was lost (dropped, silent), how long to keep
-   * asking the server for the VM. The server's own SSH waits take up to ~10
-   * minutes twice, so the default is generous.
+   * After a stream was lost (dropped, silent), the longest we keep asking the
+   * server for the VM: an install, or a start, reboot or migration of an
+   * update. The server's own SSH waits take up to ~10 minutes twice, so the
+   * default is generous.
    */
   followTimeoutMs: number;
   /** After a successful install or start, how long the list may lag behind. */
