@@ -29,7 +29,12 @@ const USAGE = `usage: go-pve-qemu-sim [options]
   --disabled-missing       no .go_qemu_disabled file at all
   --durations-zero         every duration 0
   --fault <json>           a fault rule (repeatable)
-  --status-local-only      qm status only sees VMs of the main node
+  --status-local-only      qm status only sees VMs of the main node (the default)
+  --status-any-node        qm status sees VMs of every node (not the real server)
+  --guest-shutdown-ms <n>  simulated ms a guest takes to power off (qm shutdown waits; default 8000)
+  --vmid-pick <how>        probe (the server's: both ends at once, first free answer) or lowest
+  --seed <n>               seed of every random choice (default 1)
+  --measured-rates         stream corruption at the rates measured on the real server
   --apply-defaults-first   cpu 2 / ram 2048 defaults before validation
   --log                    print each request and fault to stderr
   --help                   this text`;
@@ -83,6 +88,11 @@ const FlagsSchema = z.object({
   "durations-zero": z.boolean().optional(),
   fault: z.array(jsonValue("fault").pipe(FaultRuleSchema)).optional(),
   "status-local-only": z.boolean().optional(),
+  "status-any-node": z.boolean().optional(),
+  "guest-shutdown-ms": num("guest-shutdown-ms").optional(),
+  "vmid-pick": z.enum(["probe", "lowest"]).optional(),
+  seed: num("seed").optional(),
+  "measured-rates": z.boolean().optional(),
   "apply-defaults-first": z.boolean().optional(),
   log: z.boolean().optional(),
   help: z.boolean().optional(),
@@ -117,6 +127,11 @@ export function parseCli(argv: string[]): SimulatorOptions | "help" {
       "durations-zero": bool,
       fault: { type: "string", multiple: true },
       "status-local-only": bool,
+      "status-any-node": bool,
+      "guest-shutdown-ms": str,
+      "vmid-pick": str,
+      seed: str,
+      "measured-rates": bool,
       "apply-defaults-first": bool,
       log: bool,
       help: bool,
@@ -156,7 +171,11 @@ export function parseCli(argv: string[]): SimulatorOptions | "help" {
     imageCache: f["image-cache"],
     disabled: f["disabled-missing"] ? null : f.disabled,
     durationsZero: f["durations-zero"],
-    statusLocalOnly: f["status-local-only"],
+    statusLocalOnly: f["status-any-node"] ? false : f["status-local-only"],
+    guestShutdownMs: f["guest-shutdown-ms"],
+    vmidPick: f["vmid-pick"],
+    seed: f.seed,
+    measuredRates: f["measured-rates"],
     applyDefaultsFirst: f["apply-defaults-first"],
     log: f.log,
   };

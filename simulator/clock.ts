@@ -20,17 +20,34 @@ export class Clock {
     this.speed = speed;
   }
 
-  sleep(simMs: number): Promise<void> {
+  /** A sleep that can be ended early: `done` resolves at the time or at cancel(). */
+  timer(simMs: number): { done: Promise<void>; cancel: () => void } {
+    let cancel = (): void => undefined;
+    const early = new Promise<void>((resolve) => (cancel = resolve));
+    const wake = new AbortController();
+    const done = Promise.race([this.sleep(simMs, wake.signal), early]).finally(() => wake.abort());
+    return { done, cancel };
+  }
+
+  /** `wake` ends the sleep quietly (it then never resolves: a race decides). */
+  sleep(simMs: number, wake?: AbortSignal): Promise<void> {
     if (this.signal.aborted) return Promise.reject(new SimulatorClosed());
     const realMs = simMs / this.speed;
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
         clearTimeout(timer);
         clearImmediate(immediate);
+        wake?.removeEventListener("abort", onWake);
         reject(new SimulatorClosed());
+      };
+      const onWake = (): void => {
+        clearTimeout(timer);
+        clearImmediate(immediate);
+        this.signal.removeEventListener("abort", onAbort);
       };
       const done = (): void => {
         this.signal.removeEventListener("abort", onAbort);
+        wake?.removeEventListener("abort", onWake);
         resolve();
       };
       // A zero sleep still yields to the event loop, so events go out one by
@@ -38,6 +55,7 @@ export class Clock {
       const timer = realMs > 0 ? setTimeout(done, realMs) : undefined;
       const immediate = realMs > 0 ? undefined : setImmediate(done);
       this.signal.addEventListener("abort", onAbort, { once: true });
+      wake?.addEventListener("abort", onWake, { once: true });
     });
   }
 }

@@ -45,6 +45,7 @@ export function resolveConfig(options: SimulatorOptions = {}): ResolvedConfig {
     // durationsZero zeroes the defaults; a duration given explicitly still counts.
     durations[key] = given ?? (cfg.durationsZero ? 0 : DURATION_DEFAULTS[key]);
   }
+  if (cfg.guestShutdownMs !== undefined) durations.shutdownGrace = cfg.guestShutdownMs;
 
   let logSink: ((line: string) => void) | null = null;
   if (typeof log === "function") logSink = log;

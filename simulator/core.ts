@@ -4,6 +4,9 @@
 import { Clock, SimulatorClosed } from "./clock";
 import type { ResolvedConfig } from "./config";
 import { FaultBook } from "./faults";
+import type { StateFile } from "./persist";
+import { rngFor, type Rng } from "./random";
+import { MeasuredRates } from "./rates";
 import type { Op } from "./schemas";
 import { Store } from "./state";
 
@@ -21,6 +24,8 @@ export interface SimulatorStats {
   vmidCollisions: number;
   faultsFired: number;
   connectionsDropped: number;
+  /** Streams a corruption struck (fault rules or the measured rates). */
+  streamsCorrupted: number;
   /** Flows and timers still running server-side. */
   activeFlows: number;
 }
@@ -38,21 +43,32 @@ export class SimCore {
     vmidCollisions: 0,
     faultsFired: 0,
     connectionsDropped: 0,
+    streamsCorrupted: 0,
     activeFlows: 0,
   };
   /** ALLOW_IPS, storages and IPs answering on 22 can change at run time. */
   allowIps: string;
   storages: Record<string, boolean>;
   ipsInUse: number[];
-  /** VMs in the middle of a graceful shutdown: cancel the pending stop. */
+  /** VMs whose `qm shutdown` waits for the guest: call to end the wait (the guest is off). */
   readonly shutdowns = new Map<number, () => void>();
+  /** Probe latencies of auto VMIDs. */
+  readonly probeRng: Rng;
+  /** The measured-rates mode, when on. */
+  readonly rates: MeasuredRates | null;
 
   private readonly abort = new AbortController();
   private readonly flows = new Set<Promise<unknown>>();
   private readonly stalled = new Set<() => void>();
 
-  constructor(readonly cfg: ResolvedConfig) {
-    this.store = new Store(cfg);
+  /** `initial`: the state to start from instead of the state file or the seeds (a restart). */
+  constructor(
+    readonly cfg: ResolvedConfig,
+    initial?: StateFile,
+  ) {
+    this.store = new Store(cfg, initial);
+    this.probeRng = rngFor(cfg.seed, "probe");
+    this.rates = cfg.measuredRates ? new MeasuredRates(rngFor(cfg.seed, "rates")) : null;
     this.clock = new Clock(cfg.speed, this.abort.signal);
     this.allowIps = cfg.allowIps;
     this.storages = { ...cfg.storages };
@@ -102,37 +118,46 @@ export class SimCore {
 
   async shutdown(): Promise<void> {
     this.abort.abort();
-    for (const cancel of this.shutdowns.values()) cancel();
+    // Waiting shutdowns die with the process (their sleeps reject): no `ok` goes out.
     this.shutdowns.clear();
     for (const destroy of this.stalled) destroy();
     this.stalled.clear();
     await this.idle();
   }
 
-  /** Graceful shutdown: the VM stops after the guest takes its time. */
-  scheduleStop(vmid: number): void {
+  /**
+   * `qm shutdown` waits for the guest: resolves once it is off, after the
+   * guest shutdown time (durations.shutdownGrace) or sooner when the VM is
+   * stopped another way (a hard stop, drift). The VM reads `running` meanwhile.
+   */
+  async shutdownGuest(vmid: number): Promise<void> {
     this.shutdowns.get(vmid)?.();
-    let cancelled = false;
-    const cancel = (): void => {
-      cancelled = true;
+    const wait = this.clock.timer(this.cfg.durations.shutdownGrace);
+    let ended = false;
+    const end = (): void => {
+      ended = true;
+      wait.cancel();
     };
-    this.shutdowns.set(vmid, cancel);
-    this.track(
-      this.clock.sleep(this.cfg.durations.shutdownGrace).then(() => {
-        if (cancelled) return;
-        this.shutdowns.delete(vmid);
-        const vm = this.store.vms.get(vmid);
-        if (vm && vm.status === "running") {
-          vm.status = "stopped";
-          this.store.persist();
-          this.log(`VM ${vmid} reached stopped after shutdown`);
-        }
-      }),
-    );
+    this.shutdowns.set(vmid, end);
+    try {
+      await wait.done;
+    } finally {
+      if (this.shutdowns.get(vmid) === end) this.shutdowns.delete(vmid);
+    }
+    // Ended by other means: whoever ended it set the VM's state.
+    if (ended) return;
+    const vm = this.store.vms.get(vmid);
+    if (vm && vm.status === "running") {
+      vm.status = "stopped";
+      this.store.persist();
+      this.log(`VM ${vmid} reached stopped after shutdown`);
+    }
   }
 
+  /** The guest is off (or gone) by other means: a waiting shutdown answers now. */
   cancelStop(vmid: number): void {
-    this.shutdowns.get(vmid)?.();
+    const end = this.shutdowns.get(vmid);
     this.shutdowns.delete(vmid);
+    end?.();
   }
 }

@@ -5,7 +5,7 @@
 import type { SimCore } from "./core";
 import { shown, type OutLine } from "./outputs";
 import type { FaultRule, Op } from "./schemas";
-import type { EventStream } from "./sse";
+import type { Corruption, EventStream } from "./sse";
 
 export class Flow {
   /** Simulated ms since the operation began. */
@@ -49,17 +49,29 @@ export class Flow {
     return { op: this.op, step, vmid: this.vmid, names: this.names };
   }
 
-  /** The flow reaches `step`: drop, stall or delay faults strike here. */
+  /** The flow reaches `step`: connection, corruption and delay faults strike here. */
   async enter(step: string): Promise<void> {
-    const cut = this.core.faults.take(this.query(step), ["drop", "stall"]);
+    const q = this.query(step);
+    const cut = this.core.faults.take(q, ["drop", "stall"]);
     if (cut?.kind === "drop") {
       this.core.stats.connectionsDropped++;
       this.stream.drop();
     } else if (cut?.kind === "stall") {
       this.stream.stall();
     }
-    const delay = this.core.faults.take(this.query(step), ["delay"]);
+    for (const kind of ["garble", "cut", "late", "lose", "reorder"] as const) {
+      const rule = this.core.faults.take(q, [kind]);
+      if (rule) this.corrupt(corruptionOf(rule));
+    }
+    const delay = this.core.faults.take(q, ["delay"]);
     if (delay) await this.spend(delay.ms ?? 0);
+  }
+
+  /** Arms a corruption of the stream (the flow itself carries on). */
+  corrupt(c: Corruption): void {
+    this.core.stats.streamsCorrupted++;
+    if (c.kind === "cut") this.core.stats.connectionsDropped++;
+    this.stream.corrupt(c);
   }
 
   /** The fail rule for `step`, if one strikes now. */
@@ -69,11 +81,26 @@ export class Flow {
 
   /** Streams command output under `step` (runCommandSSE), spread over `totalMs`. */
   async output(step: string, lines: readonly OutLine[], totalMs: number): Promise<void> {
+    // runCommandSSE's two writer goroutines: where the measured rates strike.
+    for (const c of this.core.rates?.forOutput(this.op, step, lines.length) ?? []) this.corrupt(c);
     const each = lines.length > 0 ? totalMs / lines.length : totalMs;
     if (lines.length === 0) await this.spend(totalMs);
     for (const line of lines) {
       await this.spend(each);
       this.emit(step, "processing", shown(line));
     }
+  }
+}
+
+function corruptionOf(rule: FaultRule): Corruption {
+  const skip = rule.skip ?? 0;
+  switch (rule.kind) {
+    case "garble":
+      return { kind: "garble", variant: rule.variant ?? "fragment", skip };
+    case "lose":
+    case "reorder":
+      return { kind: rule.kind, lines: rule.lines ?? 1, skip };
+    default:
+      return { kind: rule.kind === "cut" ? "cut" : "late", skip };
   }
 }

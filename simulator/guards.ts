@@ -55,8 +55,3 @@ export function osUser(core: SimCore, vmid: number): { user: string } | { error:
   if (os === "debian" || os === "ubuntu") return { user: os };
   return { error: "OS user not found" };
 }
-
-/** The node whose `qm` answers for a VM: its own, or the main node for an unknown VMID. */
-export function qmNode(core: SimCore, vmid: number): string {
-  return core.store.vms.get(vmid)?.node ?? core.cfg.mainNode;
-}

@@ -104,3 +104,24 @@ export function sendPreflight(ctx: Ctx): void {
   ctx.res.writeHead(204, corsHeaders(ctx));
   ctx.res.end();
 }
+
+/**
+ * gin's redirectTrailingSlash: http.Redirect with 301 for GET, 307 otherwise.
+ * No middleware runs for it (no CORS headers); GET gets Go's small HTML body,
+ * other methods none.
+ */
+export function sendRedirect(ctx: Ctx, location: string): void {
+  if (ctx.method === "GET") {
+    const body = `<a href="${htmlEscape(location)}">Moved Permanently</a>.\n\n`;
+    ctx.res.writeHead(301, { "Content-Type": "text/html; charset=utf-8", Location: location });
+    ctx.res.end(body);
+    return;
+  }
+  ctx.res.writeHead(307, { Location: location, "Content-Length": "0" });
+  ctx.res.end();
+}
+
+/** Go's html.EscapeString set, as http.Redirect uses it. */
+function htmlEscape(s: string): string {
+  return s.replace(/[&'<>"]/g, (c) => ({ "&": "&amp;", "'": "&#39;", "<": "&lt;", ">": "&gt;", '"': "&#34;" })[c] ?? c);
+}

@@ -17,6 +17,14 @@ export interface SimulatorHandle {
   readonly config: Readonly<ResolvedConfig>;
   /** Stops every flow, cuts every connection, stops listening. */
   close(): Promise<void>;
+  /**
+   * The server process dies and comes back on the same port: in-flight work
+   * (installs, waiting shutdowns, open streams) ends where it was, without
+   * clean-up; what it had done stays (a half-made VM stays half-made). The
+   * cluster (VMs, SSH key, images, .go_qemu_disabled) and the fault rules
+   * carry over; counters start again.
+   */
+  restart(): Promise<void>;
   /** All VMs that exist on the simulated cluster, by VMID. */
   vms(): readonly VmSnapshot[];
   vm(vmid: number): VmSnapshot | undefined;
@@ -42,15 +50,41 @@ export interface SimulatorHandle {
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
   const cfg = resolveConfig(options);
-  const core = new SimCore(cfg);
-  const controls = new Controls(core);
-  const listening = await listen(core, controls);
+  let core = new SimCore(cfg);
+  let controls = new Controls(core);
+  let listening = await listen(core, controls);
+  const port = listening.port;
   let closing: Promise<void> | null = null;
+  let restarting: Promise<void> | null = null;
+
+  const restart = async (): Promise<void> => {
+    if (closing) throw new Error("the simulator is closed");
+    await listening.stop();
+    const cluster = core.store.toFile();
+    const disabled = core.store.disabled;
+    const faults = core.faults.list();
+    // With a state file the new process reads it, as the real server reads its disk.
+    core = new SimCore(cfg, cfg.stateFile ? undefined : cluster);
+    core.store.disabled = disabled === null ? null : [...disabled];
+    for (const rule of faults) core.faults.add(rule);
+    controls = new Controls(core);
+    listening = await listen(core, controls, port);
+  };
+
   return {
-    url: `http://127.0.0.1:${listening.port}`,
-    port: listening.port,
+    url: `http://127.0.0.1:${port}`,
+    port,
     config: cfg,
-    close: () => (closing ??= listening.stop()),
+    close: () =>
+      (closing ??= (async () => {
+        await restarting?.catch(() => undefined);
+        await listening.stop();
+      })()),
+    restart: () => {
+      const next = (restarting ?? Promise.resolve()).catch(() => undefined).then(restart);
+      restarting = next;
+      return next;
+    },
     vms: () => controls.vms(),
     vm: (vmid) => controls.vm(vmid),
     addFault: (rule) => controls.addFault(rule),
@@ -74,6 +108,8 @@ export type { VmSnapshot } from "./state";
 export type { FaultRule, Settings, SimulatorOptions, VmPatch, VmSeed, DisabledEntry };
 export {
   DURATION_DEFAULTS,
+  FAULT_KINDS,
+  GARBLE_VARIANTS,
   FaultRuleSchema,
   SettingsSchema,
   SimulatorConfigSchema,
@@ -87,5 +123,7 @@ export {
   type Op,
   type SimulatorConfig,
   type NodeSpec,
+  type GarbleVariant,
 } from "./schemas";
+export { MIGRATION_RATES, INIT_SCRIPT_RATES } from "./rates";
 export { frame, bareFrame, CLOSE_FRAME } from "./sse";

@@ -6,7 +6,7 @@
 // an error event; those three leave the VM behind.
 import { seconds } from "./clock";
 import type { Flow } from "./flow";
-import type { InstallJob, Outcome } from "./install";
+import type { InstallJob, Outcome } from "./install-job";
 import { migrate } from "./migrate";
 import { initScriptFailureLines, initScriptLines } from "./outputs";
 import { GIB, type VmRecord } from "./state";

@@ -8,31 +8,12 @@ import { bindJson, goAtoi, INSTALL_BODY } from "./gobind";
 import { goJson } from "./gojson";
 import { ipAllowed } from "./guards";
 import { sendJson, type Ctx } from "./http";
+import type { InstallJob, Outcome } from "./install-job";
 import { runVmStages } from "./install-vm";
 import { EventStream } from "./sse";
 import { seconds } from "./clock";
 import { defaultUser } from "./state";
-
-export interface InstallJob {
-  id: number;
-  autoId: boolean;
-  requestedName: string;
-  name: string;
-  node: string;
-  os: string;
-  version: string;
-  cpu: number;
-  ram: number;
-  disk: string;
-  user: string;
-  passwd: string;
-  /** With /24. */
-  ip: string;
-  storage: string;
-}
-
-/** How an install ended, for the counters. */
-export type Outcome = "completed" | "error" | "silent";
+import { candidateOrder, probeVmid } from "./vmid-probe";
 
 export async function handleInstall(core: SimCore, ctx: Ctx): Promise<void> {
   const stream = new EventStream(ctx, (destroy) => core.holdOpen(destroy));
@@ -107,8 +88,9 @@ async function runPreparation(flow: Flow, job: InstallJob): Promise<Outcome | nu
   await flow.enter("checking VMID");
   if (job.autoId) {
     const fault = flow.failing("checking VMID");
-    await flow.spend(d.checkVmidAuto);
-    const vmid = fault ? null : pickFreeVmid(core);
+    const pick = fault ? null : pickVmid(core);
+    await flow.spend(pick === null ? d.checkVmidAuto : d.checkVmidAuto * pick.after);
+    const vmid = pick?.vmid ?? null;
     if (vmid === null)
       return error(step, `[-] failed to find free VMID: ${fault?.detail ?? "cannot find available IP"}`);
     job.id = vmid;
@@ -206,21 +188,22 @@ function applyDefaults(job: InstallJob): void {
 }
 
 /**
- * The first VMID of ASSIGN_IP_START..ASSIGN_IP_END with no VM config and no
- * answer on port 22. A VM being installed has no config until `creating VM`:
- * that gap is the race two concurrent installs fall into.
+ * The auto VMID: probed as the server does (vmid-probe.ts), or the lowest
+ * free one (vmidPick: "lowest"). A VM being installed has no config until
+ * `creating VM`: that gap is the race two concurrent installs can fall into.
  */
-export function pickFreeVmid(core: SimCore): number | null {
-  let start = core.cfg.assignIpStart;
-  let end = core.cfg.assignIpEnd;
-  if (start === 0 || start < 100) start = 100;
-  if (end === 0 || end > 254) end = 254;
-  if (start > end) [start, end] = [end, start];
-  for (let vmid = start; vmid <= end; vmid++) {
-    if (core.store.vms.has(vmid) || core.store.isDisabled(vmid) || core.ipsInUse.includes(vmid)) continue;
-    return vmid;
-  }
-  return null;
+export function pickVmid(core: SimCore): { vmid: number; after: number } | null {
+  const cluster = {
+    start: core.cfg.assignIpStart,
+    end: core.cfg.assignIpEnd,
+    taken: (vmid: number) => core.store.vms.has(vmid) || core.store.isDisabled(vmid),
+    answers: (vmid: number) => core.ipsInUse.includes(vmid),
+  };
+  if (core.cfg.vmidPick === "probe") return probeVmid(cluster, core.probeRng);
+  const vmid = candidateOrder(cluster.start, cluster.end)
+    .sort((a, b) => a - b)
+    .find((v) => !cluster.taken(v) && !cluster.answers(v));
+  return vmid === undefined ? null : { vmid, after: 1 };
 }
 
 const SUPPORTED: Record<string, { label: string; versions: readonly string[] }> = {

@@ -4,7 +4,13 @@
 // says: an unknown node, or the node the VM is already on ("target is local
 // node." - so install with `node` = the main node fails this way).
 import type { Flow } from "./flow";
-import { migrationAbortedLines, migrationLines, migrationRefusedLines, type OutLine } from "./outputs";
+import {
+  migrationAbortedLines,
+  migrationLines,
+  migrationRefusedLines,
+  SSH_NO_HOST_LINE,
+  type OutLine,
+} from "./outputs";
 import type { FaultRule } from "./schemas";
 
 export async function migrate(
@@ -30,12 +36,8 @@ export async function migrate(
   let ok = false;
   let ms = d.migrateRefused;
   if (!vm) {
-    lines = [
-      {
-        text: `Configuration file 'nodes/${core.cfg.mainNode}/qemu-server/${vmid}.conf' does not exist`,
-        stderr: true,
-      },
-    ];
+    // No config anywhere: `ssh root@ qm migrate ...` with an empty host.
+    lines = [{ text: SSH_NO_HOST_LINE, stderr: true }];
   } else if (!node) {
     lines = migrationRefusedLines("unknown", target);
   } else if (vm.node === target) {

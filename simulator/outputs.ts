@@ -24,10 +24,13 @@ export function lockTimeout(vmid: number): string {
   );
 }
 
-/** `qm <cmd>` for a VMID without config on the node the command runs on. */
-export function noConfig(node: string, vmid: number): string {
-  return `exit status 2, output: Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist\n`;
-}
+/**
+ * A per-VM `qm` call for a VMID with no config anywhere: the server finds no
+ * node for it in /etc/pve, so it runs `ssh root@ qm ...` with an empty host
+ * (getVMIDsNode + getCommand). ssh's own line ends in CRLF.
+ */
+export const SSH_NO_HOST_LINE = "ssh: Could not resolve hostname : Name or service not known";
+export const SSH_NO_HOST = `exit status 255, output: ${SSH_NO_HOST_LINE}\r\n`;
 
 /** `qm disk resize` with a size that is not `\+?\d+(\.\d+)?[KMGT]?`. */
 export const RESIZE_BAD_SIZE =

@@ -10,7 +10,7 @@ import { checkId, ipAllowed, osUser, parseVmid } from "./guards";
 import { corsHeaders, TEXT, type Ctx } from "./http";
 import { waitForSsh } from "./install-vm";
 import { migrate } from "./migrate";
-import { lockTimeout, noConfig } from "./outputs";
+import { lockTimeout, SSH_NO_HOST } from "./outputs";
 import { bareFrame, EventStream } from "./sse";
 
 const SSH_TIMEOUT = "[-] failed to connect to VM via SSH: [-] SSH timeout";
@@ -75,7 +75,7 @@ async function runStart(flow: Flow, vmid: number): Promise<Result> {
   const fault = flow.failing("starting VM");
   const vm = core.store.vms.get(vmid);
   if (fault || !vm) {
-    const detail = fault?.detail ?? (vm ? lockTimeout(vmid) : noConfig(core.cfg.mainNode, vmid));
+    const detail = fault?.detail ?? (vm ? lockTimeout(vmid) : SSH_NO_HOST);
     return { bare: `failed to start VM: [-] failed to start VM: ${detail}` };
   }
   core.cancelStop(vmid);
@@ -93,7 +93,7 @@ async function runReboot(flow: Flow, vmid: number): Promise<Result> {
   const fault = flow.failing("rebooting VM");
   const vm = core.store.vms.get(vmid);
   if (fault || !vm) {
-    const detail = fault?.detail ?? (vm ? lockTimeout(vmid) : noConfig(core.cfg.mainNode, vmid));
+    const detail = fault?.detail ?? (vm ? lockTimeout(vmid) : SSH_NO_HOST);
     return { bare: `[-] failed to reboot VM: [-] failed to reboot VM: ${detail}` };
   }
   core.cancelStop(vmid);

@@ -77,7 +77,30 @@ export function normalizeStep(step: string): string {
   return at === -1 ? step.trim() : step.slice(at + 3).trim();
 }
 
-export const FAULT_KINDS = ["fail", "drop", "stall", "http", "delay"] as const;
+export const FAULT_KINDS = [
+  "fail",
+  "drop",
+  "stall",
+  "http",
+  "delay",
+  "garble",
+  "cut",
+  "late",
+  "lose",
+  "reorder",
+] as const;
+
+/**
+ * The ways the real server's chunked framing breaks (see the recordings): the
+ * tail of a frame with no chunk header (`fragment`), a frame written a second
+ * time outside the framing (`duplicate`), a chunk that lacks the LF of its
+ * closing CRLF and is followed by the frame again (`crlf`).
+ */
+export const GARBLE_VARIANTS = ["fragment", "duplicate", "crlf"] as const;
+export type GarbleVariant = (typeof GARBLE_VARIANTS)[number];
+
+/** Fault kinds that corrupt an open event stream (the flow carries on server-side). */
+export const STREAM_FAULT_KINDS = ["drop", "stall", "garble", "cut", "late", "lose", "reorder"] as const;
 
 export const FaultRuleSchema = z
   .strictObject({
@@ -101,6 +124,17 @@ export const FaultRuleSchema = z
      * http: the request is answered at once with status/body/contentType and
      *       nothing is done (a proxy in front of the server, say);
      * delay: `ms` more simulated milliseconds of silence at the step.
+     *
+     * Stream corruption, as the real server's concurrent writers produce it
+     * (SSE operations; the flow always carries on server-side):
+     * garble: the first frame written from the step on is followed by bytes
+     *       outside the chunked framing (`variant`); fragment and duplicate
+     *       then write nothing more and never end the response;
+     * cut: half of that frame is written, then the socket is destroyed;
+     * late: that frame is held back and written after `event: close`;
+     * lose: `lines` frames from the step on are never written;
+     * reorder: `lines` frames from the step on are held back and written
+     *       after the frame that follows them (a later line jumps ahead).
      */
     kind: z.enum(FAULT_KINDS),
     /** fail: the underlying error text (what follows the server's own prefix). */
@@ -115,6 +149,12 @@ export const FaultRuleSchema = z
     contentType: z.string().optional(),
     /** delay: simulated milliseconds (scaled by speed like every duration). */
     ms: z.number().nonnegative().optional(),
+    /** garble: how the framing breaks (default fragment). */
+    variant: z.enum(GARBLE_VARIANTS).optional(),
+    /** lose, reorder: how many frames (default 1). */
+    lines: z.number().int().positive().optional(),
+    /** garble, cut, late, lose, reorder: frames written untouched from the step on before it strikes. */
+    skip: z.number().int().nonnegative().optional(),
     /** How many times the rule fires before it retires itself; forever when omitted. */
     times: z.number().int().positive().optional(),
   })
@@ -159,6 +199,7 @@ export const DURATION_DEFAULTS = {
   finalizePause: 5_000,
   qmStop: 600,
   qmShutdown: 500,
+  /** `qm shutdown` waits this long for the guest to power off (guestShutdownMs). */
   shutdownGrace: 8_000,
   qmDestroy: 1_500,
   qmSet: 300,
@@ -265,8 +306,26 @@ export const SimulatorConfigSchema = z.strictObject({
   /** Cached OS images at start, as "os/version" (ignored when the state file exists). */
   imageCache: z.array(ImageKeySchema).default([]),
   faults: z.array(FaultRuleSchema).default([]),
-  /** `qm status` only sees VMs of the main node (real Proxmox); off by default. */
-  statusLocalOnly: z.boolean().default(false),
+  /**
+   * `qm status` only sees VMs of the main node (real Proxmox: a VM on another
+   * node answers 500 `failed to get VM status: exit status 2`). On by default.
+   */
+  statusLocalOnly: z.boolean().default(true),
+  /**
+   * How long a guest takes to power off after `qm shutdown` (simulated ms;
+   * the shutdown answers only then). Sets durations.shutdownGrace.
+   */
+  guestShutdownMs: z.number().nonnegative().optional(),
+  /**
+   * How auto VMIDs are picked: `probe` as the server does (candidates from
+   * both ends of the range probed at once, the first free answer wins), or
+   * `lowest` (the lowest free VMID, deterministic: two close installs collide).
+   */
+  vmidPick: z.enum(["probe", "lowest"]).default("probe"),
+  /** Seed of every random choice (probe latencies, measured-rates corruption). */
+  seed: z.number().int().default(1),
+  /** Inject stream corruption at the rates measured on the real server (soak runs). */
+  measuredRates: z.boolean().default(false),
   /**
    * The server validates cpu/ram before it applies its defaults, so an
    * omitted cpu becomes 1 and an omitted ram 512 (with notices). true applies

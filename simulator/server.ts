@@ -9,7 +9,7 @@ import { SimulatorClosed } from "./clock";
 import type { Controls } from "./controls";
 import type { SimCore } from "./core";
 import { parseVmid } from "./guards";
-import { clientIp, readBody, sendNotFound, sendPreflight, TEXT, type Ctx } from "./http";
+import { clientIp, readBody, sendNotFound, sendPreflight, sendRedirect, TEXT, type Ctx } from "./http";
 import { handleInstall } from "./install";
 import { handleSetNode, handleStartOrReboot } from "./power";
 import { STEPS, type Op } from "./schemas";
@@ -93,6 +93,11 @@ async function serveApi(
   if (method === "OPTIONS") return sendPreflight(ctx);
   const route = match(core, method, path);
   if (!route) {
+    // gin's RedirectTrailingSlash: the route exists without the slash.
+    if (path.length > 1 && path.endsWith("/") && match(core, method, path.slice(0, -1))) {
+      const rawPath = url.pathname.slice(0, -1);
+      return sendRedirect(ctx, rawPath + url.search);
+    }
     core.count("notFound");
     return sendNotFound(ctx);
   }
@@ -134,7 +139,8 @@ export interface Listening {
   stop(): Promise<void>;
 }
 
-export async function listen(core: SimCore, controls: Controls): Promise<Listening> {
+/** Listens on 127.0.0.1:`port` (default: the configured port; 0 = any free one). */
+export async function listen(core: SimCore, controls: Controls, port = core.cfg.port): Promise<Listening> {
   const server = http.createServer((req, res) => {
     void (async () => {
       try {
@@ -159,15 +165,14 @@ export async function listen(core: SimCore, controls: Controls): Promise<Listeni
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(core.cfg.port, "127.0.0.1", () => {
+    server.listen(port, "127.0.0.1", () => {
       server.off("error", reject);
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
   return {
     server,
-    port,
+    port: (server.address() as AddressInfo).port,
     stop: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await core.shutdown();

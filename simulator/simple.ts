@@ -4,10 +4,10 @@
 import type { SimCore } from "./core";
 import { bindJson, CPU_BODY, DISK_BODY, MEMORY_BODY, type StructSpec } from "./gobind";
 import { goJson } from "./gojson";
-import { checkId, ipAllowed, parseVmid, qmNode } from "./guards";
+import { checkId, ipAllowed, parseVmid } from "./guards";
 import { sendJson, sendText, type Ctx } from "./http";
 import { buildList } from "./list";
-import { lockTimeout, noConfig, RESIZE_BAD_SIZE } from "./outputs";
+import { lockTimeout, RESIZE_BAD_SIZE, SSH_NO_HOST } from "./outputs";
 import type { FaultRule, Op } from "./schemas";
 import { GIB } from "./state";
 
@@ -46,8 +46,9 @@ export async function handleStatus(core: SimCore, ctx: Ctx, rawId: string): Prom
   // `qm status` runs on the main node; real Proxmox only knows its own VMs there.
   const visible = vm !== undefined && (!core.cfg.statusLocalOnly || vm.node === core.cfg.mainNode);
   if (f || !visible) {
-    // exec's error text only: qm's stderr is not part of it.
-    sendText(ctx, 500, `failed to get VM status: ${f?.detail ?? (vm ? "exit status 255" : "exit status 2")}`);
+    // exec's error text only: qm's stderr is not part of it. No config on
+    // this node (none at all, or the VM is on another node) is exit status 2.
+    sendText(ctx, 500, `failed to get VM status: ${f?.detail ?? (visible ? "exit status 255" : "exit status 2")}`);
     return;
   }
   sendText(ctx, 200, vm.status);
@@ -64,7 +65,7 @@ interface Action {
   prefix: string;
   durationKey: keyof SimCore["cfg"]["durations"];
   /** Applies the change; returns an error detail to report instead. */
-  apply: (core: SimCore, vmid: number, body: Record<string, string | number>) => string | null;
+  apply: (core: SimCore, vmid: number, body: Record<string, string | number>) => string | null | Promise<null>;
 }
 
 const ACTIONS: Record<string, Action> = {
@@ -86,8 +87,9 @@ const ACTIONS: Record<string, Action> = {
     refuseRunning: false,
     prefix: "failed to shutdown VM: [-] failed to shutdown VM: ",
     durationKey: "qmShutdown",
-    apply: (core, vmid) => {
-      core.scheduleStop(vmid);
+    // qm shutdown returns only once the guest is off: `ok` means stopped.
+    apply: async (core, vmid) => {
+      await core.shutdownGuest(vmid);
       return null;
     },
   },
@@ -146,8 +148,6 @@ const ACTIONS: Record<string, Action> = {
   },
 };
 
-export const ACTION_PATHS = Object.keys(ACTIONS);
-
 export function actionOp(path: string): Op | undefined {
   return ACTIONS[path]?.op;
 }
@@ -182,8 +182,8 @@ export async function handleAction(core: SimCore, ctx: Ctx, rawId: string, path:
   const f = fault(core, a.op, a.op, vmid);
   let detail: string | null;
   if (f) detail = f.detail ?? lockTimeout(vmid);
-  else if (!core.store.vms.has(vmid)) detail = noConfig(qmNode(core, vmid), vmid);
-  else detail = a.apply(core, vmid, body);
+  else if (!core.store.vms.has(vmid)) detail = SSH_NO_HOST;
+  else detail = await a.apply(core, vmid, body);
   if (detail !== null) {
     sendText(ctx, 500, `${a.prefix}${detail}\n`);
     return;

@@ -2,7 +2,7 @@
 // /etc/pve configs would show), the server's SSH key, its OS image cache and
 // its .go_qemu_disabled file. Every change is persisted when a state file is set.
 import type { ResolvedConfig } from "./config";
-import { FILE_FORMAT, loadState, saveState, type StoredVm } from "./persist";
+import { FILE_FORMAT, loadState, saveState, type StateFile, type StoredVm } from "./persist";
 import { VmSeedSchema, type DisabledEntry, type VmPatch, type VmSeed } from "./schemas";
 
 export const GIB = 1024 ** 3;
@@ -46,9 +46,13 @@ export class Store {
   /** null: the .go_qemu_disabled file is missing. */
   disabled: DisabledEntry[] | null;
 
-  constructor(private readonly cfg: ResolvedConfig) {
+  /** `initial` (a restart without a state file) wins over the file and the seeds. */
+  constructor(
+    private readonly cfg: ResolvedConfig,
+    initial?: StateFile,
+  ) {
     this.disabled = cfg.disabled === null ? null : [...cfg.disabled];
-    const stored = cfg.stateFile ? loadState(cfg.stateFile) : null;
+    const stored = initial ?? (cfg.stateFile ? loadState(cfg.stateFile) : null);
     if (stored) {
       for (const vm of stored.vms) this.vms.set(vm.vmid, { ...vm });
       for (const image of stored.images) this.images.add(image);
@@ -62,13 +66,17 @@ export class Store {
   }
 
   persist(): void {
-    if (!this.cfg.stateFile) return;
-    saveState(this.cfg.stateFile, {
+    if (this.cfg.stateFile) saveState(this.cfg.stateFile, this.toFile());
+  }
+
+  /** What a state file would hold now (a deep copy). */
+  toFile(): StateFile {
+    return {
       format: FILE_FORMAT,
-      vms: [...this.vms.values()].sort((a, b) => a.vmid - b.vmid),
+      vms: [...this.vms.values()].sort((a, b) => a.vmid - b.vmid).map((vm) => ({ ...vm })),
       sshKey: this.sshKey,
       images: [...this.images].sort(),
-    });
+    };
   }
 
   ipOf(vmid: number): string {

@@ -160,9 +160,81 @@ describe("GET /api/vm/:id/status", () => {
     expect((await request(sim.url, "GET", "/api/vm/+0101/status")).body).toBe("running");
   });
 
-  test("statusLocalOnly: qm status on the main node does not see a VM on pve2", async () => {
-    const sim = await start({ statusLocalOnly: true, vms: [{ vmid: 101, node: "pve2" }, { vmid: 102 }] });
-    expect((await request(sim.url, "GET", "/api/vm/101/status")).status).toBe(500);
+  test("status is node-local by default: a VM on pve2 is a 500 exit status 2, as the real server answers", async () => {
+    const sim = await start({ vms: [{ vmid: 101, node: "pve2", running: true }, { vmid: 102 }] });
+    const other = await request(sim.url, "GET", "/api/vm/101/status");
+    expect([other.status, other.headers["content-type"], other.body]).toEqual([
+      500,
+      "text/plain; charset=utf-8",
+      "failed to get VM status: exit status 2",
+    ]);
     expect((await request(sim.url, "GET", "/api/vm/102/status")).body).toBe("stopped");
+    // The list still shows it, on its node.
+    const list = JSON.parse((await request(sim.url, "GET", "/api/vm/list")).body);
+    expect(list.list.map((v: { vmid: number; node: string }) => [v.vmid, v.node])).toEqual([
+      [101, "pve2"],
+      [102, "pve1"],
+    ]);
+  });
+
+  test("statusLocalOnly: false sees every node (not the real server; for old tests)", async () => {
+    const sim = await start({ statusLocalOnly: false, vms: [{ vmid: 101, node: "pve2", running: true }] });
+    expect((await request(sim.url, "GET", "/api/vm/101/status")).body).toBe("running");
+  });
+});
+
+describe("gin's trailing-slash redirect", () => {
+  test("GET with a trailing slash: 301 to the path without it, Go's HTML body, no CORS headers", async () => {
+    const sim = await start();
+    const r = await request(sim.url, "GET", "/api/vm/list/?disable=1");
+    expect([r.status, r.headers.location, r.headers["content-type"], r.body]).toEqual([
+      301,
+      "/api/vm/list?disable=1",
+      "text/html; charset=utf-8",
+      '<a href="/api/vm/list?disable=1">Moved Permanently</a>.\n\n',
+    ]);
+    expect(r.headers["access-control-allow-origin"]).toBeUndefined();
+    expect((await request(sim.url, "GET", "/api/vm/101/status/")).status).toBe(301);
+  });
+
+  test("POST with a trailing slash: 307, no body, nothing done", async () => {
+    const sim = await start({ vms: [{ vmid: 101, running: true }] });
+    const r = await request(sim.url, "POST", "/api/vm/101/stop/");
+    expect([r.status, r.headers.location, r.headers["content-length"], r.headers["content-type"], r.body]).toEqual([
+      307,
+      "/api/vm/101/stop",
+      "0",
+      undefined,
+      "",
+    ]);
+    expect(sim.vm(101)?.running).toBe(true);
+  });
+
+  test("a trailing slash on a path no route has without it (or a wrong method) is still gin's 404", async () => {
+    const sim = await start();
+    expect((await request(sim.url, "GET", "/api/nope/")).status).toBe(404);
+    expect((await request(sim.url, "POST", "/api/vm/list/")).status).toBe(404);
+    expect((await request(sim.url, "GET", "/api/vm/install/")).status).toBe(404);
+  });
+});
+
+describe("per-VM calls for a VMID with no config", () => {
+  test("the server runs qm over ssh to an empty host: ssh's own words, CRLF included", async () => {
+    const sim = await start();
+    const ssh = "exit status 255, output: ssh: Could not resolve hostname : Name or service not known\r\n";
+    for (const [path, body, text] of [
+      ["destroy", undefined, `failed to destroy VM: failed to destroy VM: ${ssh}\n`],
+      ["set/cpu", { cpu: 2 }, `failed to edit CPU: [-] failed to set CPU: ${ssh}\n`],
+      ["set/memory", { memory: 1024 }, `failed to edit memory: [-] failed to set memory: ${ssh}\n`],
+      ["set/disk", { disk: "1G" }, `failed to append disk: failed to append disk: ${ssh}\n`],
+    ] as const) {
+      const r = await request(sim.url, "POST", `/api/vm/150/${path}`, body ? { body } : {});
+      expect([path, r.status, r.body]).toEqual([path, 500, text]);
+    }
+    const migrate = await request(sim.url, "POST", "/api/vm/150/set/node", { body: { node: "pve2" } });
+    expect(migrate.body).toBe(
+      'data: {"step":"migrating","status":"processing","message":"  ssh: Could not resolve hostname : Name or service not known"}\n\n' +
+        'data: {"message": "[-] failed to migrate VM: [-] failed to perform migrate: exit status 255"}\n\n',
+    );
   });
 });

@@ -98,7 +98,7 @@ describe("a successful install", () => {
   });
 
   test("a fresh server's first install recovers from the SSH key error; the second does not see it", async () => {
-    const sim = await start();
+    const sim = await start({ vmidPick: "lowest" });
     const first = await request(sim.url, "POST", "/api/vm/install", { body: { ...UBUNTU, name: "a" } });
     const f = lines(first.body);
     const keyError =

@@ -21,7 +21,7 @@ afterEach(() => {
 describe("state file", () => {
   test("a second simulator on the same file sees the VMs, the SSH key and the image cache", async () => {
     const stateFile = path.join(dir, "state.json");
-    const one = await start({ stateFile });
+    const one = await start({ stateFile, vmidPick: "lowest" });
     const first = await request(one.url, "POST", "/api/vm/install", {
       body: { ...UBUNTU, name: "web", cpu: 2, ram: 2048 },
     });
@@ -32,7 +32,7 @@ describe("state file", () => {
     expect(saved).toMatchObject({ format: "go-pve-qemu-simulator/1", sshKey: true, images: ["ubuntu/24.04"] });
     expect(fs.readdirSync(dir)).toEqual(["state.json"]);
 
-    const two = await start({ stateFile });
+    const two = await start({ stateFile, vmidPick: "lowest" });
     const list = JSON.parse((await request(two.url, "GET", "/api/vm/list")).body);
     expect(list.list).toEqual([
       {
@@ -68,7 +68,7 @@ describe("state file", () => {
     const stateFile = path.join(dir, "state.json");
     const one = await start({ stateFile, nodes: ["pve1", "pve2", "pve3"], vms: [{ vmid: 101, node: "pve3" }] });
     await one.close();
-    const two = await start({ stateFile });
+    const two = await start({ stateFile, vmidPick: "lowest" });
     const r = await request(two.url, "GET", "/api/vm/list");
     expect([r.status, r.headers["content-type"], r.body]).toEqual([200, "application/json; charset=utf-8", ""]);
   });

@@ -1,7 +1,7 @@
 // Per-VM operations: start/reboot/set-node streams, the text `ok` actions, the
 // power-state preconditions, disabled VMs, the missing disabled file, ALLOW_IPS
 // and the VMID parse, each with the server's exact status, type and bytes.
-import { CLOSE, ev, frames, request, until, useSimulators } from "./helpers";
+import { CLOSE, ev, frames, open, request, until, useSimulators } from "./helpers";
 
 const start = useSimulators();
 
@@ -55,14 +55,14 @@ describe("start and reboot", () => {
     expect(sim.vm(103)?.running).toBe(true);
   });
 
-  test("start of a VM that does not exist passes the check and fails in qm start (bare, raw newline)", async () => {
+  test("start of a VM that does not exist passes the check and fails in qm start over ssh to no host", async () => {
     const sim = await start();
     const r = await request(sim.url, "POST", "/api/vm/999/start");
     expect([r.headers["content-type"], r.body]).toEqual([
       "text/event-stream",
       bare(
-        "failed to start VM: [-] failed to start VM: exit status 2, output: " +
-          "Configuration file 'nodes/pve1/qemu-server/999.conf' does not exist\n",
+        "failed to start VM: [-] failed to start VM: exit status 255, output: " +
+          "ssh: Could not resolve hostname : Name or service not known\r\n",
       ),
     ]);
   });
@@ -166,10 +166,10 @@ describe("preconditions and refusals", () => {
 });
 
 describe("plain actions", () => {
-  test("stop is immediate, shutdown answers ok and the VM stops after a delay", async () => {
+  test("stop is immediate; shutdown answers ok only once the guest is off, and status then says stopped", async () => {
     const sim = await start({
       speed: 100,
-      durations: { shutdownGrace: 30_000 },
+      guestShutdownMs: 30_000,
       vms: [
         { vmid: 101, running: true },
         { vmid: 102, running: true },
@@ -179,12 +179,43 @@ describe("plain actions", () => {
     expect([stop.status, stop.headers["content-type"], stop.body]).toEqual([200, TEXT, "ok"]);
     expect((await request(sim.url, "GET", "/api/vm/101/status")).body).toBe("stopped");
 
-    const down = await request(sim.url, "POST", "/api/vm/102/shutdown");
-    expect(down.body).toBe("ok");
+    const down = open(sim.url, "POST", "/api/vm/102/shutdown");
+    await until(() => sim.vm(102)?.shuttingDown === true);
+    // While qm shutdown waits for the guest, the VM runs and the request has no answer.
     expect((await request(sim.url, "GET", "/api/vm/102/status")).body).toBe("running");
-    expect(sim.vm(102)?.shuttingDown).toBe(true);
-    await until(async () => (await request(sim.url, "GET", "/api/vm/102/status")).body === "stopped");
+    expect(down.text()).toBe("");
+    const answer = await down.done;
+    expect([answer.status, answer.body]).toEqual([200, "ok"]);
+    expect(sim.vm(102)).toMatchObject({ status: "stopped", shuttingDown: false });
+    expect((await request(sim.url, "GET", "/api/vm/102/status")).body).toBe("stopped");
+  });
+
+  test("a hard stop during a waiting shutdown ends the wait: both answer ok, the VM is stopped", async () => {
+    const sim = await start({ guestShutdownMs: 1e9, vms: [{ vmid: 102, running: true }] });
+    const down = open(sim.url, "POST", "/api/vm/102/shutdown");
+    await until(() => sim.vm(102)?.shuttingDown === true);
+    expect((await request(sim.url, "POST", "/api/vm/102/stop")).body).toBe("ok");
+    expect((await down.done).body).toBe("ok");
+    expect(sim.vm(102)).toMatchObject({ status: "stopped", shuttingDown: false });
+  });
+
+  test("a client that gives up on a shutdown does not stop it: the guest still powers off", async () => {
+    const sim = await start({ guestShutdownMs: 20_000, vms: [{ vmid: 102, running: true }] });
+    const down = open(sim.url, "POST", "/api/vm/102/shutdown");
+    await until(() => sim.vm(102)?.shuttingDown === true);
+    down.abort();
+    await until(() => sim.vm(102)?.status === "stopped");
     expect(sim.vm(102)?.shuttingDown).toBe(false);
+  });
+
+  test("guestShutdownMs sets the guest's time; durationsZero zeroes only the default", async () => {
+    const sim = await start({ durationsZero: true, guestShutdownMs: 5_000, vms: [{ vmid: 102, running: true }] });
+    expect(sim.config.durations.shutdownGrace).toBe(5_000);
+    const fast = await start({ durationsZero: true, vms: [{ vmid: 102, running: true }] });
+    expect(fast.config.durations.shutdownGrace).toBe(0);
+    expect((await request(fast.url, "POST", "/api/vm/102/shutdown")).body).toBe("ok");
+    expect(fast.vm(102)?.status).toBe("stopped");
+    expect((await request(sim.url, "POST", "/api/vm/102/shutdown")).body).toBe("ok");
   });
 
   test("destroy removes a stopped VM; a missing one is a 500 with qm's output", async () => {
@@ -194,8 +225,8 @@ describe("plain actions", () => {
     const missing = await request(sim.url, "POST", "/api/vm/101/destroy");
     expect([missing.status, missing.body]).toEqual([
       500,
-      "failed to destroy VM: failed to destroy VM: exit status 2, output: " +
-        "Configuration file 'nodes/pve1/qemu-server/101.conf' does not exist\n\n",
+      "failed to destroy VM: failed to destroy VM: exit status 255, output: " +
+        "ssh: Could not resolve hostname : Name or service not known\r\n\n",
     ]);
   });
 
