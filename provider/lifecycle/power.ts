@@ -117,11 +117,15 @@ export async function shutdownAndWait(
     why = "the shutdown request got no answer";
   } else {
     // Answered at once (older servers, proxies), or failed without a sure answer: watch the rest of the time.
+    if (asked.kind === "failed") {
+      ctx.reporter.warn(
+        `VM ${label}: the shutdown request failed (${errorText(asked.err, redact)}); watching whether the VM stops anyway`,
+      );
+    }
     const left = Math.max(0, shutdownTimeoutMs - (clock.now() - start));
     const waited = await waitForStatus(client, vmid, STOPPED, left, ctx);
     if (waited.reached) return "graceful";
-    const failed = asked.kind === "failed" ? `the shutdown failed (${errorText(asked.err, redact)}), and ` : "";
-    why = `${failed}status says ${waited.last ?? "nothing readable"}`;
+    why = `status says ${waited.last ?? "nothing readable"}`;
   }
   ctx.reporter.warn(`VM ${label} did not shut down within ${seconds(shutdownTimeoutMs)} (${why}); stopping it hard`);
   await stopAndWait(client, vmid, label, ctx, redact);

@@ -4,6 +4,7 @@
 // simulator: none depends on another's leftovers.
 import { create, diff, LifecycleError, PartialUpdateError, update } from "../../provider/lifecycle";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
+import { GoPveQemuClient } from "../../provider/client";
 import { messages, startHarness } from "./harness";
 import type { Harness } from "./harness";
 
@@ -260,4 +261,27 @@ describe("streams lost while the server carries on", () => {
     expect(p.reasons[0]).toMatch(/failed at "migrate pve1 -> pve2": .*no route/);
     expect(p.state).toMatchObject({ node: "pve1", running: true });
   });
+});
+
+test("the real server's blocking shutdown outlasts the client's request timeout: the shutdown still succeeds, no hard stop", async () => {
+  // 20 simulated minutes of guest shutdown = 600 ms here, against a 200 ms request timeout
+  const slow = await startHarness({ guestShutdownMs: 1_200_000 }, { shutdownTimeoutMs: 10_000 });
+  const clients: GoPveQemuClient[] = [];
+  try {
+    const { id, state } = await create(slow.inputs({ name: "blocking" }), slow.ctx());
+    const ctx = slow.ctx({
+      client: (conn) => {
+        const c = new GoPveQemuClient({ ...conn, requestTimeoutMs: 200, streamIdleTimeoutMs: 1500 });
+        clients.push(c);
+        return c;
+      },
+    });
+    const next = await update(id, state, slow.inputs({ name: "blocking", cpu: 3 }), ctx);
+    expect(next).toMatchObject({ cpu: 3, running: true });
+    expect(slow.sim.stats().requests.stop ?? 0).toBe(0);
+    expect(messages(ctx.lines, "warn")).toEqual([]);
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+    await slow.close();
+  }
 });
