@@ -66,6 +66,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     // With a state file the new process reads it, as the real server reads its disk.
     core = new SimCore(cfg, cfg.stateFile ? undefined : cluster);
     core.store.disabled = disabled === null ? null : [...disabled];
+    core.faults.clear();
     for (const rule of faults) core.faults.add(rule);
     controls = new Controls(core);
     listening = await listen(core, controls, port);

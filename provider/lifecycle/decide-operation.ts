@@ -102,14 +102,11 @@ function decidePresent(
 export function boundMs(report: StreamReport, timing: Timing): number {
   // A success only waits for the list or status to catch up.
   if (report.ended === "success") return timing.confirmTimeoutMs;
-  // The server can move the VM as long as the copy of its disks takes.
-  if (report.kind === "migrate") return timing.followTimeoutMs;
+  // The server moves the VM as long as `qm migrate` copies its disks.
+  if (report.kind === "migrate") return Math.min(timing.followTimeoutMs, timing.migrateBoundMs);
   // Past the power step the VM runs already; only the list may lag.
   if (report.powerStepDone) return timing.confirmTimeoutMs;
-  // qm start (waiting for the VM's lock); qm reboot is a guest shutdown and a start.
-  const qm = report.kind === "start" ? QM_START_MS : timing.shutdownTimeoutMs + QM_START_MS;
+  // qm start is one command; qm reboot is a guest shutdown and a start.
+  const qm = report.kind === "start" ? timing.commandBoundMs : timing.shutdownTimeoutMs + timing.commandBoundMs;
   return Math.min(timing.followTimeoutMs, qm);
 }
-
-/** qm start, including a wait for the VM's lock. */
-export const QM_START_MS = 120_000;

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { OsSchema, SUPPORTED_VERSIONS } from "../client/schemas";
 import type { Os } from "../client/schemas";
 import { NO_ENDPOINT_HELP } from "./connection";
+import { derivedName } from "./derived-name";
 import type { ConnectionDefaults } from "./connection";
 
 /** The value Pulumi passes for an input that is not known yet (preview). */
@@ -99,6 +100,9 @@ function labelField(prop: string, max: number, why: string) {
       error: (iss) => `${prop}: ${show(iss.input)} is not allowed; ${rule}`,
     });
 }
+
+/** Shorter passwords are refused: a short secret cannot be told from ordinary text, so logs could not mask it (redact.ts). */
+export const PASSWORD_MIN = 8;
 
 const LINUX_USER = /^[a-z_][a-z0-9_-]*$/;
 const SSH_KEY = /^[A-Za-z0-9@.-]+ [A-Za-z0-9+/]+={0,3}(?: [^\r\n]*)?$/;
@@ -193,7 +197,9 @@ export const VmInputsSchema = z.object({
   // The password is a secret: its value is never shown.
   password: z
     .string({ error: "password: must be a string (its value is not shown)" })
-    .min(1, { error: "password: must not be empty (omit it to get a generated one)" })
+    .min(PASSWORD_MIN, {
+      error: `password: must be at least ${PASSWORD_MIN} characters (omit it to get a generated one)`,
+    })
     .refine((s) => !CONTROL.test(s), { error: "password: must not contain newlines or control characters" })
     .optional(),
   sshPublicKey: z
@@ -239,6 +245,8 @@ export interface CheckResult {
 export interface CheckOptions {
   /** When given, a missing endpoint (no connection.endpoint and no default) is reported here, not at create. */
   connectionDefaults?: ConnectionDefaults;
+  /** The resource's URN: a NEW resource declared without `name` gets one derived from it (identity.ts). */
+  urn?: string;
 }
 
 /**
@@ -311,6 +319,14 @@ export function check(olds: unknown, news: unknown, options?: CheckOptions): Che
     if (!unknown && (own === undefined || own === "") && !hasDefault) {
       failures.push({ property: "connection.endpoint", reason: `connection.endpoint: ${NO_ENDPOINT_HELP}` });
     }
+  }
+
+  // No name: one derived from the URN, for a new resource or one that has it already
+  // (a resource recorded without a name keeps none: no replace on upgrade).
+  if (inputs.name === undefined && options?.urn) {
+    const derived = derivedName(options.urn, LIMITS.nameMax);
+    const oldName = isRecord(olds) ? olds.name : undefined;
+    if (!isRecord(olds) || Object.keys(olds).length === 0 || oldName === derived) inputs.name = derived;
   }
 
   return { inputs: inputs as VmInputs, failures };

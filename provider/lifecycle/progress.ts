@@ -5,47 +5,21 @@
 // other processing lines and raw command output are debug lines. Everything
 // is redacted (the init script's output could echo secrets).
 import type { OperationEvent } from "../client/stream/types";
+import { INSTALL_STEPS, STEP, SSH_KEY_MISSING, isRecoverableSshKeyError } from "../client/stream/wire";
+import type { InstallStep } from "../client/stream/wire";
 import type { Reporter } from "./context";
 import type { Redactor } from "./redact";
 
-export interface InstallStep {
-  /** the server's step name */
-  name: string;
-  /** other step names that belong to the same step (alternatives, sub-steps, output) */
-  aliases?: readonly string[];
-  /** only present when the install was asked to place the VM on a node */
-  onlyWithNode?: boolean;
+export { INSTALL_STEPS };
+export type { InstallStep };
+
+/** The longest line one event may put in the log; the rest is cut and counted. */
+export const MAX_LINE_CHARS = 4096;
+
+/** A line cut to MAX_LINE_CHARS, saying how much was cut. */
+export function capLine(text: string, max = MAX_LINE_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}… [${text.length - max} more characters not shown]` : text;
 }
-
-/** The install's steps, in the server's order (go-pve-qemu service/install.go). */
-export const INSTALL_STEPS: readonly InstallStep[] = [
-  { name: "preparation > checking VMID" },
-  { name: "preparation > assigning IP" },
-  { name: "preparation > validating CPU and RAM" },
-  { name: "preparation > validating disk size" },
-  { name: "preparation > setting default config values" },
-  { name: "preparation > checking storage pool" },
-  { name: "OS preparation > getting OS image" },
-  { name: "OS preparation > validating OS image URL" },
-  { name: "OS preparation > downloading OS image", aliases: ["OS preparation > using OS image"] },
-  { name: "SSH preparation > checking SSH key", aliases: ["SSH preparation > creating SSH key"] },
-  { name: "VM creation > creating VM" },
-  { name: "VM creation > importing disk image" },
-  { name: "VM initialization > initializing configuration" },
-  { name: "VM initialization > migrating VM", aliases: ["migrating"], onlyWithNode: true },
-  { name: "VM initialization > waiting for ready" },
-  { name: "VM initialization > SSH initialization", aliases: ["SSH initialization"] },
-  { name: "VM initialization > rebooting VM" },
-  { name: "VM initialization > finalizing" },
-];
-
-/** The step whose "no key pair" error the server recovers from. */
-export const SSH_KEY_STEP = "SSH preparation > checking SSH key";
-/** Where a fresh server makes its SSH key pair (on its first install). */
-export const SSH_KEY_CREATE_STEP = "SSH preparation > creating SSH key";
-
-/** The step after which the VMID is taken on the server. */
-export const CREATING_VM_STEP = "VM creation > creating VM";
 
 /** The steps of one install (the migration step only when a node was given). */
 export function installSteps(withNode: boolean): InstallStep[] {
@@ -69,6 +43,8 @@ export function installProgress(
   withNode: boolean,
 ): (event: OperationEvent) => void {
   const steps = installSteps(withNode);
+  const clean = (text: string): string => capLine(redact(text));
+  let sshKeyMissing = false;
   const n = steps.length;
   const indexOf = (name: string): number => steps.findIndex((s) => s.name === name || s.aliases?.includes(name));
   let current = -1;
@@ -81,7 +57,19 @@ export function installProgress(
         const idx = event.step === "" ? -1 : indexOf(event.step);
         if (idx >= 0) current = idx;
         const label = idx >= 0 || event.step === "" ? where() : `${where()} (${event.step})`;
-        const { text, duration } = splitMessage(redact(event.message));
+        const { text, duration } = splitMessage(clean(event.message));
+        if (event.status === "error" && isRecoverableSshKeyError(event.step, event.message)) {
+          // Not a failure yet: the server goes on to create a key pair (said once it has).
+          sshKeyMissing = true;
+          reporter.debug(`install ${label}: ${text}`);
+          return;
+        }
+        if (sshKeyMissing && event.step === STEP.sshKeyCreate && event.status === "success") {
+          sshKeyMissing = false;
+          reporter.warn(
+            `install ${label}: recovered - the server had no SSH key pair ("${SSH_KEY_MISSING}") and created one`,
+          );
+        }
         if (event.status === "processing") {
           if (idx >= 0 && !begun.has(idx)) {
             begun.add(idx);
@@ -96,10 +84,10 @@ export function installProgress(
         return;
       }
       case "raw":
-        reporter.debug(`install ${where()} | ${redact(event.text)}`);
+        reporter.debug(`install ${where()} | ${clean(event.text)}`);
         return;
       case "bare":
-        reporter.warn(`install: the server refused: ${redact(event.message)}`);
+        reporter.warn(`install: the server refused: ${clean(event.message)}`);
         return;
       case "close":
         reporter.debug("install: stream closed");
@@ -131,7 +119,7 @@ export function streamProgress(
   return guarded((event) => {
     switch (event.kind) {
       case "step": {
-        const { text, duration } = splitMessage(redact(event.message));
+        const { text, duration } = splitMessage(capLine(redact(event.message)));
         const line = `${operation} ${event.step}: ${event.status}${duration ? ` ${duration}` : ""}${text ? ` - ${text}` : ""}`;
         if (event.status === "processing") reporter.debug(line);
         else if (event.status === "error") reporter.warn(line);
@@ -139,10 +127,10 @@ export function streamProgress(
         return;
       }
       case "raw":
-        reporter.debug(`${operation} | ${redact(event.text)}`);
+        reporter.debug(`${operation} | ${capLine(redact(event.text))}`);
         return;
       case "bare":
-        reporter.warn(`${operation}: the server refused: ${redact(event.message)}`);
+        reporter.warn(`${operation}: the server refused: ${capLine(redact(event.message))}`);
         return;
       default:
         return;

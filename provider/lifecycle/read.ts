@@ -17,6 +17,7 @@
 //   on the server's gateway). The connection comes from the defaults.
 import { OsSchema } from "../client/schemas";
 import { connectionSecrets, resolveConnection } from "./connection";
+import { clockOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { LifecycleError } from "./errors";
 import type { VmInputs } from "./inputs";
@@ -24,6 +25,7 @@ import { observeFor, observedFields } from "./observe";
 import type { Observation } from "./observe";
 import { vmLabel } from "./power";
 import { redactor } from "./redact";
+import { settleInstall } from "./settle-install";
 import { dropUndefined, nameFromVmName, parseState, vmidFromId } from "./state";
 import type { Desired, VmState } from "./state";
 
@@ -78,18 +80,7 @@ export async function read(
     connection: conn,
   });
   reportDrift(prior, next, label, ctx);
-  return { id: String(vmid), state: settleInstall(next, seen) };
-}
-
-/**
- * The hook where an install whose outcome was not known (its stream was lost
- * before the server could no longer undo it) is settled from this look at the
- * VM. The rule itself belongs to the create side's decision table; until it
- * records such installs, there is nothing to settle and the state is returned
- * as it is.
- */
-export function settleInstall(state: VmState, _seen: Observation): VmState {
-  return state;
+  return { id: String(vmid), state: settleInstall(next, seen, clockOf(ctx).now(), ctx.reporter, label) };
 }
 
 function validOs(os: string | undefined): VmState["os"] {

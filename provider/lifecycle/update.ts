@@ -21,6 +21,7 @@
 import type { GoPveQemuApi } from "../client/api";
 import { HttpStatusError } from "../client/errors";
 import { connectionSecrets, resolveConnection } from "./connection";
+import { clockOf } from "./context";
 import type { LifecycleContext, ResolvedConnection } from "./context";
 import { disabledMessage } from "./delete";
 import { LifecycleError, PartialUpdateError } from "./errors";
@@ -30,6 +31,7 @@ import { describeStep, planUpdate } from "./plan";
 import type { Step } from "./plan";
 import { shutdownAndWait, vmLabel } from "./power";
 import { errorText, redactor, safeCause } from "./redact";
+import { settleInstall } from "./settle-install";
 import type { Redactor } from "./redact";
 import { desiredOf, dropUndefined, parseState } from "./state";
 import type { VmState } from "./state";
@@ -54,9 +56,9 @@ export async function update(id: string, olds: VmState, news: VmInputs, ctx: Lif
   const current = await observeCurrent(job);
   const steps = planUpdate(current, news);
   if (steps.length > 0 && current.disabled) throw new LifecycleError(disabledMessage(job.label));
-  if (job.old.installComplete === false) {
+  if (current.installComplete === false) {
     ctx.reporter.warn(
-      `VM ${job.label} comes from an install that did not finish (${job.old.installProblem ?? "reason unknown"}); this update reconciles ` +
+      `VM ${job.label} comes from an install that did not finish (${current.installProblem ?? "reason unknown"}); this update reconciles ` +
         "its settings and power state but cannot finish the installation: `pulumi up --replace` reinstalls it",
     );
   }
@@ -98,7 +100,7 @@ async function observeCurrent(job: UpdateJob): Promise<VmState> {
   }
   const current = dropUndefined({ ...old, ...observedFields(seen, old) });
   job.label = vmLabel(vmid, current.vmName);
-  return current;
+  return settleInstall(current, seen, clockOf(job.ctx).now(), job.ctx.reporter, job.label);
 }
 
 /** What the state says once everything is applied, minus what the steps still change. */

@@ -64,6 +64,7 @@ function context(urn: string): lifecycle.LifecycleContext {
     client: clientFor,
     connectionDefaults: settings.connection,
     timing: settings.timing,
+    urn,
   };
 }
 
@@ -116,13 +117,17 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
 
 export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckResult> {
   const n = split(news);
-  const result = lifecycle.check(split(olds).props, n.props, { connectionDefaults: configured().connection });
+  const result = lifecycle.check(split(olds).props, n.props, {
+    connectionDefaults: configured().connection,
+    urn: n.urn,
+  });
   return { inputs: withKeys(result.inputs, news), failures: result.failures };
 }
 
 export async function diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dynamic.DiffResult> {
   configured();
-  const d = lifecycle.diff(id, split(olds).props as lifecycle.VmState, split(news).props as lifecycle.VmInputs);
+  const n = split(news);
+  const d = lifecycle.diff(id, split(olds).props as lifecycle.VmState, n.props as lifecycle.VmInputs, { urn: n.urn });
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }
 
@@ -132,7 +137,7 @@ export async function create(inputs: Bag): Promise<pulumi.dynamic.CreateResult> 
     const { id, state } = await finish(urn, lifecycle.create(props as lifecycle.VmInputs, context(urn)));
     return { id, outs: withKeys(state, inputs) };
   } catch (err) {
-    if (err instanceof lifecycle.PartialCreateError) {
+    if (err instanceof lifecycle.PartialError) {
       throw new ResourceInitError(err.message, err.id, withKeys(err.state, inputs), err.reasons);
     }
     throw err;
@@ -162,7 +167,7 @@ export async function update(id: string, olds: Bag, news: Bag): Promise<pulumi.d
     );
     return { outs: withKeys(state, news) };
   } catch (err) {
-    if (err instanceof lifecycle.PartialUpdateError) {
+    if (err instanceof lifecycle.PartialError) {
       throw new ResourceInitError(err.message, id, withKeys(err.state, news), err.reasons);
     }
     throw err;

@@ -249,7 +249,9 @@ describe("create: failure after the VM was made", () => {
     const err = await create(h.inputs({ name: "cancel" }), ctx).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PartialCreateError);
     const p = err as PartialCreateError;
-    expect(p.reasons[0]).toMatch(/^the install of VM \d+ was cancelled; the server may still be installing it/);
+    expect(p.reasons[0]).toMatch(
+      /^the install of VM cancel-\d+ \(\d+\) was cancelled; the server may still be installing it/,
+    );
     await h.sim.idle();
     expect(h.sim.vm(Number(p.id))?.name).toBe(`cancel-${p.id}`);
   });

@@ -1,7 +1,7 @@
 // The decision table of streamed update steps, row by row, and the bounds
 // it is given.
 import { DEFAULT_TIMING } from "../../provider/lifecycle";
-import { QM_START_MS, boundMs, decideOperation, isLost, lookOf } from "../../provider/lifecycle/decide-operation";
+import { boundMs, decideOperation, isLost, lookOf } from "../../provider/lifecycle/decide-operation";
 import type { Look, StreamReport } from "../../provider/lifecycle/decide-operation";
 
 const lost = (kind: StreamReport["kind"], patch: Partial<StreamReport> = {}): StreamReport => ({
@@ -97,9 +97,10 @@ test("bounds: what the server's remaining work can take, capped by followTimeout
   const t = DEFAULT_TIMING;
   expect(boundMs({ kind: "start", ended: "success", powerStepDone: true }, t)).toBe(t.confirmTimeoutMs);
   expect(boundMs(lost("start", { powerStepDone: true }), t)).toBe(t.confirmTimeoutMs);
-  expect(boundMs(lost("start"), t)).toBe(QM_START_MS);
-  expect(boundMs(lost("reboot"), t)).toBe(t.shutdownTimeoutMs + QM_START_MS);
-  expect(boundMs(lost("migrate"), t)).toBe(t.followTimeoutMs);
+  expect(boundMs(lost("start"), t)).toBe(t.commandBoundMs);
+  expect(boundMs(lost("reboot"), t)).toBe(t.shutdownTimeoutMs + t.commandBoundMs);
+  expect(boundMs(lost("migrate"), t)).toBe(t.migrateBoundMs);
+  expect(boundMs(lost("migrate"), { ...t, followTimeoutMs: 60_000 })).toBe(60_000);
   expect(boundMs(lost("reboot"), { ...t, followTimeoutMs: 5_000 })).toBe(5_000);
 });
 

@@ -3,7 +3,7 @@
 // lost streams settled by watching the VM, node-local status, cancellation.
 import { PartialUpdateError, update } from "../../provider/lifecycle";
 import type { LifecycleContext, Timing, VmInputs, VmState } from "../../provider/lifecycle";
-import { QM_START_MS } from "../../provider/lifecycle/decide-operation";
+import { DEFAULT_TIMING } from "../../provider/lifecycle";
 import { VirtualClock } from "./clock";
 import { FakeServer } from "./fake-server";
 import { inputs, stateOf } from "./fixtures";
@@ -113,7 +113,7 @@ describe("a lost start stream", () => {
     const next = await update("101", stateOf(inputs({ running: false })), inputs(), s.ctx);
     expect(next.running).toBe(true);
     expect(s.clock.elapsed()).toBeGreaterThanOrEqual(20_000);
-    expect(s.clock.elapsed()).toBeLessThan(QM_START_MS);
+    expect(s.clock.elapsed()).toBeLessThan(DEFAULT_TIMING.commandBoundMs);
   });
 
   test("it never runs: a partial update once qm start cannot be running any more; the state says stopped", async () => {

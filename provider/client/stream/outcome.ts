@@ -13,6 +13,7 @@
 //   connection)  >  close without the completion mark.
 import { ErrorBodySchema, type StepEvent } from "../schemas";
 import { InstallFactsTracker } from "./install-facts";
+import { ERROR_FRAME_NAMES, STEP, isRecoverableSshKeyError } from "./wire";
 import { Tail } from "./tail";
 import type {
   FailureShape,
@@ -50,14 +51,6 @@ export interface OutcomeOptions {
   tailLines?: number;
   tailLineChars?: number;
 }
-
-// The one error the server recovers from (install, first install on a fresh server).
-const SSH_CHECK_STEP = "SSH preparation > checking SSH key";
-const SSH_CREATE_STEP = "SSH preparation > creating SSH key";
-const SSH_KEY_MISSING = "failed to find user SSH public key";
-
-// In-band error frames of other SSE services (seed 002 `sse_error`, seed 004 `event: error`).
-const ERROR_FRAME_NAMES = new Set(["error", "sse_error"]);
 
 export class OperationOutcome {
   private readonly tail: Tail;
@@ -126,12 +119,7 @@ export class OperationOutcome {
     this.facts?.observe(ev);
 
     if (status === "error") {
-      if (
-        this.kind === "install" &&
-        step === SSH_CHECK_STEP &&
-        message.includes(SSH_KEY_MISSING) &&
-        !this.sshKeyError
-      ) {
+      if (this.kind === "install" && isRecoverableSshKeyError(step, message) && !this.sshKeyError) {
         // Not a failure yet: the server goes on to create a key. Decided in finish().
         this.sshKeyError = { step, message };
       } else {
@@ -140,7 +128,7 @@ export class OperationOutcome {
       return;
     }
     if (this.kind === "install") {
-      if (status === "success" && step === SSH_CREATE_STEP && this.sshKeyError) this.sshKeyRecovered = true;
+      if (status === "success" && step === STEP.sshKeyCreate && this.sshKeyError) this.sshKeyRecovered = true;
       const f = this.facts!;
       if (f.completed && f.finalVmidSeen && f.finalIpSeen) this.completionSeen = true;
     } else if ((this.kind === "start" || this.kind === "reboot") && status === "info" && isFinalInfo(step, message)) {
