@@ -5,7 +5,7 @@
 import type { GoPveQemuApi } from "../client/api";
 import { DEFAULT_OPEN_BOUNDS } from "../client/stream/wire";
 import type { OpenBounds } from "../client/stream/wire";
-import { LifecycleError } from "./errors";
+import { CODES, LifecycleError } from "./errors";
 import type { ConnectionDefaults, ResolvedConnection } from "./connection";
 
 export type { ResolvedConnection, ConnectionDefaults, ConnectionSettings } from "./connection";
@@ -114,12 +114,12 @@ export function openBoundsOf(ctx: LifecycleContext): OpenBounds {
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new LifecycleError("cancelled"));
+      reject(new LifecycleError("cancelled", { code: CODES.cancelled }));
       return;
     }
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(new LifecycleError("cancelled"));
+      reject(new LifecycleError("cancelled", { code: CODES.cancelled }));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
