@@ -89,7 +89,7 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export const REAL_CLOCK: Clock = { now: () => Date.now(), sleep: (ms, signal) => sleep(ms, signal) };
+const REAL_CLOCK: Clock = { now: () => Date.now(), sleep: (ms, signal) => sleep(ms, signal) };
 
 export function clockOf(ctx: Pick<LifecycleContext, "clock">): Clock {
   return ctx.clock ?? REAL_CLOCK;

@@ -90,7 +90,7 @@ async function sendDestroy(
 }
 
 /** The server's words for a per-VM call on a VMID that has no config (it runs qm over ssh to no host). */
-export function isNoConfig(err: unknown): boolean {
+function isNoConfig(err: unknown): boolean {
   return (
     err instanceof HttpStatusError &&
     /Could not resolve hostname|Configuration file .* does not exist/i.test(err.serverMessage)

@@ -54,7 +54,7 @@ export async function runStreamed(t: StepTarget, kind: StreamedKind, targetNode?
     if (t.ctx.signal?.aborted || !(err instanceof OperationFailedError) || !isLost(err.shape)) throw err;
     ended = "lost";
     t.ctx.reporter.warn(
-      `VM ${t.label}: the ${kind} stream was lost${err.step ? ` after step "${err.step}"` : ""} (${t.redact(err.message.split("\n")[0]!)}); ` +
+      `VM ${t.label}: the ${kind} stream was lost${err.step ? ` after step "${err.step}"` : ""} (${lossText(err, t.redact)}); ` +
         "the server carries on without us: asking it whether the step was applied",
     );
     const verdict = await watch(t, { kind, ended, powerStepDone, targetNode });
@@ -64,6 +64,19 @@ export async function runStreamed(t: StepTarget, kind: StreamedKind, targetNode?
   }
   const verdict = await watch(t, { kind, ended, powerStepDone, targetNode });
   if (verdict.kind !== "applied") throw new LifecycleError(`${kind} of VM ${t.label} ${verdict.why}`);
+}
+
+const LOSS: Partial<Record<OperationFailedError["shape"], string>> = {
+  "connection-lost": "the connection ended before the stream closed",
+  "idle-timeout": "the stream went silent for longer than the idle timeout",
+  "overall-timeout": "the operation took longer than its overall timeout",
+  "no-completion": "the stream closed without the operation's completion mark",
+};
+
+/** How the stream was lost, in words, with what the client saw (e.g. `Invalid character in chunk size`). */
+function lossText(err: OperationFailedError, redact: Redactor): string {
+  const how = LOSS[err.shape] ?? err.shape;
+  return err.serverMessage ? `${how}: ${redact(err.serverMessage.split("\n")[0]!)}` : how;
 }
 
 function send(
