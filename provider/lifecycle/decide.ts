@@ -83,13 +83,7 @@ export function timelineOf(
  * tag, runs): the remaining steps from there, counted from now, bound it too.
  * Both timelines are upper bounds, so each deadline is the earlier of the two.
  */
-export function advance(
-  t: LostInstall,
-  reached: Phase,
-  now: number,
-  open: OpenBounds,
-  withNode: boolean,
-): LostInstall {
+export function advance(t: LostInstall, reached: Phase, now: number, open: OpenBounds, withNode: boolean): LostInstall {
   if (phaseIndex(reached) <= phaseIndex(t.phase)) return t;
   const n = timelineOf({ step: t.step, phase: reached, lostAt: now }, open, withNode);
   const createBy = Math.min(t.createBy, n.createBy);
@@ -248,7 +242,8 @@ export type Failure =
   /** the stream was lost (cut, silent, too long) while the server carries on */
   | { kind: "lost" }
   /** the server ended the install without success (error event, bare message, close without completion) */
-  | { kind: "ended"; step?: string; retryable: boolean; vmidTakenRace: boolean }
+  /** `reachedEnd`: the stream had shown the last step, whose end was lost or came after close */
+  | { kind: "ended"; step?: string; retryable: boolean; vmidTakenRace: boolean; reachedEnd: boolean }
   | { kind: "unexpected" };
 
 export interface FailureFacts {
@@ -319,6 +314,14 @@ export function decideFailure(f: Failure, facts: FailureFacts, seen?: Seen): Fai
 }
 
 function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts, seen?: Seen): FailureVerdict {
+  if (f.reachedEnd && facts.vmid !== undefined) {
+    // Nothing after the last step can fail: only its last lines went missing (lost, or sent after close).
+    return {
+      kind: "follow",
+      from: "stream",
+      why: "the install reached its last step, but its completion mark did not arrive",
+    };
+  }
   if (f.retryable && !facts.vmCreated) {
     if (facts.attempt >= MAX_ATTEMPTS) return { kind: "failed", why: "it happened again on the retry" };
     return {

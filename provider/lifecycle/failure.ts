@@ -4,7 +4,7 @@
 import { CancelledError, ConnectionError, HttpStatusError, OperationFailedError } from "../client/errors";
 import type { VmEntry } from "../client/schemas";
 import type { InstallFacts } from "../client/stream/types";
-import { STEP, isRecoverableSshKeyError } from "../client/stream/wire";
+import { STEP, UNNAMED_PHASE, isRecoverableSshKeyError } from "../client/stream/wire";
 import type { Phase } from "../client/stream/wire";
 import { clockOf, openBoundsOf } from "./context";
 import { decideFailure, timelineOf } from "./decide";
@@ -31,7 +31,7 @@ export interface Progress {
 export type Attempt = { kind: "done"; result: CreateResult } | { kind: "retry"; reason: string; advice: string };
 
 /** How the install call failed, in the decision table's terms (pure but for the one list on a broken connection). */
-export async function classify(job: InstallJob, err: unknown): Promise<Failure> {
+export async function classify(job: InstallJob, err: unknown, progress: Progress): Promise<Failure> {
   if (err instanceof HttpStatusError) return { kind: "rejected", status: err.status, definite: err.json };
   if (err instanceof ConnectionError) {
     const serverAnswers = await job.client.list({ signal: job.ctx.signal }).then(
@@ -57,6 +57,7 @@ export async function classify(job: InstallJob, err: unknown): Promise<Failure> 
         step: err.step,
         retryable: err.shape === "error-event" && err.step === STEP.sshKeyCreate,
         vmidTakenRace: err.step === STEP.creatingVm,
+        reachedEnd: err.shape === "no-completion" && (progress.phase === "finalize" || progress.facts.completed),
       };
   }
 }
@@ -75,7 +76,7 @@ export async function settleFailure(
     ...(err instanceof OperationFailedError && err.facts ? dropUndefined(err.facts) : {}),
   };
   const vmid = facts.vmid ?? inputs.vmid;
-  const failure = await classify(job, err);
+  const failure = await classify(job, err, progress);
   const looked = failure.kind === "ended" && vmid !== undefined ? await look(job, vmid) : undefined;
   const seen = looked?.seen;
   const verdict = decideFailure(
@@ -90,13 +91,27 @@ export async function settleFailure(
     },
     seen,
   );
-  const why = errorText(err, redact);
+  const why = failure.kind === "lost" ? streamLoss(err, redact) : errorText(err, redact);
   const cause = safeCause(err, redact);
   const sighting: Sighting = { facts: { ...facts, vmid }, entry: looked?.entry, status: looked?.status };
   return recordFailure(job, verdict, { facts, vmid, why, cause, progress, before, ticket, failure, sighting });
 }
 
 /** One look at the VMID, for the table and for the state. */
+/** What happened to the stream, without the client's "install failed at step ..." (the install may well go on). */
+function streamLoss(err: unknown, redact: (s: string) => string): string {
+  if (!(err instanceof OperationFailedError)) return errorText(err, redact);
+  const what = LOSS_TEXT[err.shape] ?? "the stream ended";
+  return redact(err.serverMessage && err.shape !== "error-event" ? `${what}: ${err.serverMessage}` : what);
+}
+
+const LOSS_TEXT: Partial<Record<string, string>> = {
+  "connection-lost": "the connection ended before the stream closed",
+  "idle-timeout": "the stream went silent for longer than the idle timeout",
+  "overall-timeout": "the install took longer than the stream's overall timeout",
+  "error-event": "the stream ended right after the error the server recovers from (no SSH key pair yet)",
+};
+
 async function look(job: InstallJob, vmid: number): Promise<{ seen: Seen; entry?: VmEntry; status?: string }> {
   try {
     const o = await observe(job.client, vmid, { vmName: realName(job.inputs.name, vmid) }, job.ctx.signal);
@@ -142,11 +157,17 @@ async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Prom
             )
           : undefined;
       const label = vmLabel(k.vmid!, k.facts.realName);
-      return failWithVm(job, k.sighting, [`the install of VM ${label} ${v.why}: ${k.why}`], k.cause, lost);
+      return failWithVm(job, k.sighting, [`the install of VM ${label} ${v.why}${during(k)}: ${k.why}`], k.cause, lost);
     }
     default:
       throw new LifecycleError(failureText(job, v, k), { cause: k.cause, code: codeOf(k.failure) });
   }
+}
+
+/** A silent failure of `qm start` / `qm reboot`, which the stream names by the step before. */
+function during(k: Known): string {
+  const text = k.failure.kind === "ended" ? UNNAMED_PHASE[k.progress.phase] : undefined;
+  return text ? ` while ${text}, after step "${k.progress.step}"` : "";
 }
 
 function failureText(job: InstallJob, v: { kind: string; why: string }, k: Known): string {

@@ -98,7 +98,11 @@ class Watch {
       this.mem = { seen: true, stoppedSince: seen.running ? undefined : (this.mem.stoppedSince ?? now) };
       this.t = advance(this.t, phaseShown(seen)!, now, open, this.job.inputs.node !== undefined);
     }
-    const end = { capAt: Math.min(capAt, this.t.settleBy), vmidKnown: this.vmid !== undefined, grace: stoppedGrace(open) };
+    const end = {
+      capAt: Math.min(capAt, this.t.settleBy),
+      vmidKnown: this.vmid !== undefined,
+      grace: stoppedGrace(open),
+    };
     return decideLost(this.t, seen, this.mem, now, end);
   }
 

@@ -20,6 +20,8 @@ export { PartialError, PartialCreateError, PartialUpdateError, LifecycleError, C
 export type { ErrorCode } from "./errors";
 export { derivedName, isDerivedName } from "./identity";
 export { settle, LostInstallSchema } from "./decide";
+export { settleState, seenOf } from "./settle";
+export type { Settled } from "./settle";
 export type { LostInstall, Seen } from "./decide";
 export { DEFAULT_TIMING } from "./context";
 export type { Reporter, LifecycleContext, Timing } from "./context";

@@ -114,6 +114,16 @@ export const ON_FAILURE: Record<Phase, OnFailure> = {
   finalize: "leaves-vm",
 };
 
+/**
+ * Phases with no step name of their own: a failure there closes the stream
+ * silently, and the stream names the step before (`SSH initialization` for a
+ * failed `qm reboot`).
+ */
+export const UNNAMED_PHASE: Partial<Record<Phase, string>> = {
+  qmStart: "starting the VM (qm start)",
+  qmReboot: "rebooting the VM (qm reboot)",
+};
+
 export function phaseIndex(p: Phase): number {
   return PHASES.indexOf(p);
 }
@@ -184,7 +194,7 @@ export const DEFAULT_OPEN_BOUNDS: OpenBounds = {
   imageDownloadMs: 30 * 60_000,
   initScriptMs: 20 * 60_000,
   migrateMs: 30 * 60_000,
-  commandMs: 2 * 60_000,
+  commandMs: 30_000,
 };
 
 /** CheckAlive: 60 tries of `ssh -o ConnectTimeout=5`, each followed by a 5 s sleep. */
@@ -199,13 +209,13 @@ export function phaseBounds(b: OpenBounds): Record<Phase, number> {
     download: b.imageDownloadMs,
     sshKey: b.commandMs, // ssh-keygen
     createVm: 2 * b.commandMs, // pvesh (CPU type), qm create
-    importDisk: 5 * b.commandMs, // qm importdisk copies the image
+    importDisk: 20 * b.commandMs, // qm importdisk copies the whole image into the storage
     initConfig: 12 * b.commandMs + 10_000, // 11 qm set, qm resize with up to 2 x 5 s retry sleeps
     migrate: b.migrateMs,
     qmStart: b.commandMs,
     waitReady: SSH_WAIT_MS,
     sshInit: b.initScriptMs,
-    qmReboot: 2 * b.commandMs, // qm reboot waits for the guest's shutdown
+    qmReboot: 4 * b.commandMs, // qm reboot waits for the guest's shutdown
     waitAfterReboot: SSH_WAIT_MS,
     finalize: 0,
   };
