@@ -17,7 +17,6 @@
 //   on the server's gateway). The connection comes from the defaults.
 import { OsSchema } from "../client/schemas";
 import { connectionSecrets, resolveConnection } from "./connection";
-import { clockOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { LifecycleError } from "./errors";
 import type { VmInputs } from "./inputs";
@@ -80,7 +79,8 @@ export async function read(
     connection: conn,
   });
   reportDrift(prior, next, label, ctx);
-  return { id: String(vmid), state: settleInstall(next, seen, clockOf(ctx).now(), ctx.reporter, label) };
+  const settled = settleInstall(next, seen, ctx, label);
+  return settled === undefined ? undefined : { id: String(vmid), state: dropUndefined(settled) };
 }
 
 function validOs(os: string | undefined): VmState["os"] {

@@ -21,7 +21,6 @@
 import type { GoPveQemuApi } from "../client/api";
 import { HttpStatusError } from "../client/errors";
 import { connectionSecrets, resolveConnection } from "./connection";
-import { clockOf } from "./context";
 import type { LifecycleContext, ResolvedConnection } from "./context";
 import { disabledMessage } from "./delete";
 import { LifecycleError, PartialUpdateError } from "./errors";
@@ -87,11 +86,7 @@ async function observeCurrent(job: UpdateJob): Promise<VmState> {
   const { old, conn, vmid } = job;
   const what = { endpoint: conn.endpoint, doing: `to update VM ${job.label}`, redact: job.redact };
   const seen = await observeFor(job.client, vmid, { vmName: old.vmName }, what, job.ctx.signal);
-  if (!seen.listed) {
-    throw new LifecycleError(
-      `VM ${job.label} no longer exists on ${conn.endpoint}; run \`pulumi refresh\` to drop it from state, then \`pulumi up\` creates it again`,
-    );
-  }
+  if (!seen.listed) throw new LifecycleError(goneMessage(job));
   if (!seen.nameMatches) {
     throw new LifecycleError(
       `VMID ${vmid} on ${conn.endpoint} now belongs to a VM named ${JSON.stringify(seen.entry?.name)}, not ${JSON.stringify(old.vmName)}; ` +
@@ -100,7 +95,16 @@ async function observeCurrent(job: UpdateJob): Promise<VmState> {
   }
   const current = dropUndefined({ ...old, ...observedFields(seen, old) });
   job.label = vmLabel(vmid, current.vmName);
-  return settleInstall(current, seen, clockOf(job.ctx).now(), job.ctx.reporter, job.label);
+  const settled = settleInstall(current, seen, job.ctx, job.label);
+  if (settled === undefined) throw new LifecycleError(goneMessage(job));
+  return dropUndefined(settled);
+}
+
+function goneMessage(job: UpdateJob): string {
+  return (
+    `VM ${job.label} no longer exists on ${job.conn.endpoint}; run \`pulumi refresh\` to drop it from state, ` +
+    "then `pulumi up` creates it again"
+  );
 }
 
 /** What the state says once everything is applied, minus what the steps still change. */

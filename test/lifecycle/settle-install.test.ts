@@ -103,3 +103,12 @@ test("a state of the previous release (no install state at all) refreshes unchan
   expect((await read("101", old, s.ctx))?.state).toEqual(old);
   expect(s.lines).toEqual([]);
 });
+
+test("a disabled VM (node '-', nothing real listed) is no evidence: the install stays unconfirmed", async () => {
+  const s = setup();
+  s.server.add({ vmid: 101, node: "-", os: "-", running: false, name: "whatever" });
+  const state = unconfirmed(s.clock, { seen: true });
+  await s.clock.after(900_000);
+  const r = await read("101", state, s.ctx);
+  expect(r?.state).toMatchObject({ installState: "unconfirmed", disabled: true });
+});
