@@ -5,7 +5,7 @@
 import type { GoPveQemuApi } from "../client/api";
 import { DEFAULT_OPEN_BOUNDS } from "../client/stream/wire";
 import type { OpenBounds } from "../client/stream/wire";
-import { LifecycleError } from "./errors";
+import { CODES, LifecycleError } from "./errors";
 import type { ConnectionDefaults, ResolvedConnection } from "./connection";
 
 export type { ResolvedConnection, ConnectionDefaults, ConnectionSettings } from "./connection";
@@ -30,12 +30,12 @@ export interface Timing {
   /** After a hard stop, how long until status must say `stopped`. */
   stopTimeoutMs: number;
   /**
-   * After the install stream was lost, the longest the install is followed by
-   * asking the server. The follow ends sooner, as soon as the outcome is known
-   * or the remaining steps could no longer take longer (decide.ts); this cap
-   * only matters when the bounds below are larger. When it ends the follow
-   * first, the VM is recorded as unconfirmed and the next refresh or up
-   * settles it.
+   * After a stream was lost, the longest it is followed by asking the server:
+   * an install, or a start, reboot or migration of an update. The follow ends
+   * sooner, as soon as the outcome is known or the remaining steps could no
+   * longer take longer (decide.ts, decide-operation.ts); this cap only matters
+   * when the bounds below are larger. When it ends an install's follow first,
+   * the VM is recorded as unconfirmed and the next refresh or up settles it.
    */
   followTimeoutMs: number;
   /** Bound for the server's image download, which has no timeout of its own. */
@@ -89,7 +89,7 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export const REAL_CLOCK: Clock = { now: () => Date.now(), sleep: (ms, signal) => sleep(ms, signal) };
+const REAL_CLOCK: Clock = { now: () => Date.now(), sleep: (ms, signal) => sleep(ms, signal) };
 
 export function clockOf(ctx: Pick<LifecycleContext, "clock">): Clock {
   return ctx.clock ?? REAL_CLOCK;
@@ -114,12 +114,12 @@ export function openBoundsOf(ctx: LifecycleContext): OpenBounds {
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new LifecycleError("cancelled"));
+      reject(new LifecycleError("cancelled", { code: CODES.cancelled }));
       return;
     }
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(new LifecycleError("cancelled"));
+      reject(new LifecycleError("cancelled", { code: CODES.cancelled }));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);

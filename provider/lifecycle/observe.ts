@@ -9,7 +9,7 @@
 // not asked: the server refuses to control it and lists no real values.
 import type { GoPveQemuApi } from "../client/api";
 import type { VmEntry } from "../client/schemas";
-import { LifecycleError } from "./errors";
+import { CODES, LifecycleError } from "./errors";
 import { diskFromList, memoryFromList } from "./listing";
 import { errorText, safeCause } from "./redact";
 import type { Redactor } from "./redact";
@@ -99,7 +99,7 @@ export async function observeFor(
     if (signal?.aborted) throw err;
     throw new LifecycleError(
       `could not list the VMs on ${what.endpoint} ${what.doing}: ${errorText(err, what.redact)}`,
-      { cause: safeCause(err, what.redact) },
+      { cause: safeCause(err, what.redact), code: CODES.unreachable },
     );
   }
 }

@@ -13,7 +13,7 @@
 import { clockOf } from "./context";
 import type { Clock, LifecycleContext } from "./context";
 import { timingOf } from "./context";
-import { LifecycleError } from "./errors";
+import { CODES, LifecycleError } from "./errors";
 
 export interface PollSpec<T> {
   /** One question to the server. Gets the context's signal. */
@@ -151,7 +151,7 @@ async function raceSleep<R>(
 function throwIfCancelled(signal: AbortSignal | undefined, cause?: unknown): void {
   if (!signal?.aborted) return;
   if (cause !== undefined) throw cause;
-  throw new LifecycleError("cancelled", { cause: signal.reason });
+  throw new LifecycleError("cancelled", { cause: signal.reason, code: CODES.cancelled });
 }
 
 /** "45s", "1m30s", "12m05s": how long we have waited, for progress lines. */

@@ -11,48 +11,28 @@
 // the request abandoned and the VM stopped hard.
 import type { GoPveQemuApi } from "../client/api";
 import { HttpStatusError } from "../client/errors";
-import type { VmEntry } from "../client/schemas";
 import { clockOf, timingOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { LifecycleError } from "./errors";
-import { RUNNING, STOPPED, isDisabled, observe, observeFor, powerWord } from "./observe";
+import { RUNNING, STOPPED, isDisabled, observe, powerWord } from "./observe";
 import { elapsed, poll, waitFor } from "./poll";
 import { errorText, safeCause } from "./redact";
 import type { Redactor } from "./redact";
 
-export { RUNNING, STOPPED, isDisabled };
+// create's outcome.ts reads these from here
+export { RUNNING, isDisabled };
 
 /** How often a long wait says that it is still waiting. */
-export const PROGRESS_EVERY_MS = 30_000;
+const PROGRESS_EVERY_MS = 30_000;
 /** The client's own timeout for shutdown sits this much past ours, so ours (with its clear message) fires first. */
 const CLIENT_MARGIN_MS = 5_000;
-
-/** The list entry of this VMID, or undefined when the server does not list it. */
-export async function findEntry(
-  client: GoPveQemuApi,
-  vmid: number,
-  signal?: AbortSignal,
-): Promise<VmEntry | undefined> {
-  return (await observe(client, vmid, { status: false }, signal)).entry;
-}
-
-/** findEntry for an operation on one VM: a list that fails says where and what for. */
-export async function listedEntry(
-  client: GoPveQemuApi,
-  vmid: number,
-  what: { endpoint: string; doing: string },
-  redact: Redactor,
-  signal?: AbortSignal,
-): Promise<VmEntry | undefined> {
-  return (await observeFor(client, vmid, { status: false }, { ...what, redact }, signal)).entry;
-}
 
 /**
  * Watches the VM until its power word is `want` or the time is up. Errors in
  * between (a busy server) are tolerated until the deadline; a cancellation is
  * rethrown. Returns the last word seen.
  */
-export async function waitForStatus(
+async function waitForStatus(
   client: GoPveQemuApi,
   vmid: number,
   want: string,
@@ -117,11 +97,15 @@ export async function shutdownAndWait(
     why = "the shutdown request got no answer";
   } else {
     // Answered at once (older servers, proxies), or failed without a sure answer: watch the rest of the time.
+    if (asked.kind === "failed") {
+      ctx.reporter.warn(
+        `VM ${label}: the shutdown request failed (${errorText(asked.err, redact)}); watching whether the VM stops anyway`,
+      );
+    }
     const left = Math.max(0, shutdownTimeoutMs - (clock.now() - start));
     const waited = await waitForStatus(client, vmid, STOPPED, left, ctx);
     if (waited.reached) return "graceful";
-    const failed = asked.kind === "failed" ? `the shutdown failed (${errorText(asked.err, redact)}), and ` : "";
-    why = `${failed}status says ${waited.last ?? "nothing readable"}`;
+    why = `status says ${waited.last ?? "nothing readable"}`;
   }
   ctx.reporter.warn(`VM ${label} did not shut down within ${seconds(shutdownTimeoutMs)} (${why}); stopping it hard`);
   await stopAndWait(client, vmid, label, ctx, redact);

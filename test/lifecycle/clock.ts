@@ -5,6 +5,7 @@
 // (timers due at the same moment fire in the order they were set).
 import type { Clock } from "../../provider/lifecycle/context";
 import { LifecycleError } from "../../provider/lifecycle";
+import { CODES } from "../../provider/lifecycle/errors";
 
 interface Timer {
   at: number;
@@ -34,7 +35,7 @@ export class VirtualClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {
-        reject(new LifecycleError("cancelled"));
+        reject(new LifecycleError("cancelled", { code: CODES.cancelled }));
         return;
       }
       const timer: Timer = {
@@ -47,7 +48,7 @@ export class VirtualClock implements Clock {
       };
       const onAbort = (): void => {
         this.timers = this.timers.filter((x) => x !== timer);
-        reject(new LifecycleError("cancelled"));
+        reject(new LifecycleError("cancelled", { code: CODES.cancelled }));
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       this.timers.push(timer);

@@ -123,6 +123,7 @@ test("observeFor: a list that fails says where and what for, without secrets", a
     },
   ).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(LifecycleError);
+  expect((err as LifecycleError).code).toBe("GPQ_UNREACHABLE");
   expect((err as Error).message).toBe(
     "could not list the VMs on http://x to read VM web-101 (101): GET http://x/api/vm/list failed: token *** refused",
   );

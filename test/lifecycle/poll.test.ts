@@ -106,7 +106,7 @@ describe("poll", () => {
     };
     await expect(
       poll(ctxOf(clock, ac.signal), { probe, done: (w) => w === "stopped", timeoutMs: 1000 }),
-    ).rejects.toThrow("cancelled");
+    ).rejects.toMatchObject({ message: "cancelled", code: "GPQ_CANCELLED" });
     expect(calls).toBe(2);
   });
 
