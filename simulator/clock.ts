@@ -20,6 +20,10 @@ export class Clock {
     this.speed = speed;
   }
 
+  get currentSpeed(): number {
+    return this.speed;
+  }
+
   /** A sleep that can be ended early: `done` resolves at the time or at cancel(). */
   timer(simMs: number): { done: Promise<void>; cancel: () => void } {
     let cancel = (): void => undefined;

@@ -86,6 +86,8 @@ export class Controls {
     if (s.storages !== undefined) core.storages = { ...s.storages };
     if (s.ipsInUse !== undefined) core.ipsInUse = [...s.ipsInUse];
     if (s.speed !== undefined) core.clock.setSpeed(s.speed);
+    if (s.guestShutdownMs !== undefined) core.cfg.durations.shutdownGrace = s.guestShutdownMs;
+    if (s.measuredRates !== undefined) core.rates = s.measuredRates ? (core.rates ?? core.newRates()) : null;
     if (s.sshKey !== undefined) core.store.sshKey = s.sshKey;
     if (s.imageCache !== undefined) {
       core.store.images.clear();

@@ -55,7 +55,7 @@ export class SimCore {
   /** Probe latencies of auto VMIDs. */
   readonly probeRng: Rng;
   /** The measured-rates mode, when on. */
-  readonly rates: MeasuredRates | null;
+  rates: MeasuredRates | null;
 
   private readonly abort = new AbortController();
   private readonly flows = new Set<Promise<unknown>>();
@@ -68,7 +68,7 @@ export class SimCore {
   ) {
     this.store = new Store(cfg, initial);
     this.probeRng = rngFor(cfg.seed, "probe");
-    this.rates = cfg.measuredRates ? new MeasuredRates(rngFor(cfg.seed, "rates")) : null;
+    this.rates = cfg.measuredRates ? this.newRates() : null;
     this.clock = new Clock(cfg.speed, this.abort.signal);
     this.allowIps = cfg.allowIps;
     this.storages = { ...cfg.storages };
@@ -78,6 +78,10 @@ export class SimCore {
       this.log(`fault ${rule.id ?? ""} (${rule.kind}) fired: ${q.op} at "${q.step}"${q.vmid ? ` vmid ${q.vmid}` : ""}`);
     });
     for (const rule of cfg.faults) this.faults.add(rule);
+  }
+
+  newRates(): MeasuredRates {
+    return new MeasuredRates(rngFor(this.cfg.seed, "rates"));
   }
 
   get closed(): boolean {

@@ -82,7 +82,10 @@ export class Flow {
   /** Streams command output under `step` (runCommandSSE), spread over `totalMs`. */
   async output(step: string, lines: readonly OutLine[], totalMs: number): Promise<void> {
     // runCommandSSE's two writer goroutines: where the measured rates strike.
-    for (const c of this.core.rates?.forOutput(this.op, step, lines.length) ?? []) this.corrupt(c);
+    for (const c of this.core.rates?.forOutput(this.op, step, lines.length) ?? []) {
+      this.core.log(`measured rates: ${c.kind} in ${this.op} at "${step}"${this.vmid ? ` vmid ${this.vmid}` : ""}`);
+      this.corrupt(c);
+    }
     const each = lines.length > 0 ? totalMs / lines.length : totalMs;
     if (lines.length === 0) await this.spend(totalMs);
     for (const line of lines) {

@@ -71,6 +71,10 @@ export function corsHeaders(ctx: Ctx): Record<string, string> {
 
 /** The headers the SSE services set over the middleware's (Origin echoed, or removed when empty). */
 export function sseHeaders(ctx: Ctx): Record<string, string> {
+  return goOrder(sseHeaderMap(ctx));
+}
+
+function sseHeaderMap(ctx: Ctx): Record<string, string> {
   const headers = corsHeaders(ctx);
   delete headers["Access-Control-Allow-Origin"];
   if (ctx.origin !== "") headers["Access-Control-Allow-Origin"] = ctx.origin;
@@ -81,27 +85,43 @@ export function sseHeaders(ctx: Ctx): Record<string, string> {
   return headers;
 }
 
+/**
+ * Go writes a response's header map sorted by name (Header.Write), then the
+ * server's own Date, then Content-Length when the handler wrote the whole body
+ * before returning (a flushed body goes chunked instead). Node writes the
+ * given headers in order and adds its own after them, so giving Date and
+ * Content-Length here keeps the bytes in Go's order and framing.
+ */
+export function goOrder(headers: Record<string, string>, body?: string): Record<string, string> {
+  const sorted: Record<string, string> = {};
+  for (const key of Object.keys(headers).sort()) sorted[key] = headers[key] as string;
+  sorted["Date"] = new Date().toUTCString();
+  if (body !== undefined) sorted["Content-Length"] = String(Buffer.byteLength(body));
+  return sorted;
+}
+
 /** c.String(status, text). */
 export function sendText(ctx: Ctx, status: number, text: string): void {
-  ctx.res.writeHead(status, { ...corsHeaders(ctx), "Content-Type": TEXT });
+  ctx.res.writeHead(status, goOrder({ ...corsHeaders(ctx), "Content-Type": TEXT }, text));
   ctx.res.end(text);
 }
 
 /** c.JSON(status, value) with the value already encoded the Go way. */
 export function sendJson(ctx: Ctx, status: number, json: string): void {
-  ctx.res.writeHead(status, { ...corsHeaders(ctx), "Content-Type": JSON_TYPE });
+  ctx.res.writeHead(status, goOrder({ ...corsHeaders(ctx), "Content-Type": JSON_TYPE }, json));
   ctx.res.end(json);
 }
 
 /** gin's NoRoute answer (the CORS middleware runs for it too). */
 export function sendNotFound(ctx: Ctx): void {
-  ctx.res.writeHead(404, { ...corsHeaders(ctx), "Content-Type": "text/plain" });
-  ctx.res.end("404 page not found");
+  const body = "404 page not found";
+  ctx.res.writeHead(404, goOrder({ ...corsHeaders(ctx), "Content-Type": "text/plain" }, body));
+  ctx.res.end(body);
 }
 
 /** The CORS middleware ends every OPTIONS request, routed or not, with 204. */
 export function sendPreflight(ctx: Ctx): void {
-  ctx.res.writeHead(204, corsHeaders(ctx));
+  ctx.res.writeHead(204, goOrder(corsHeaders(ctx)));
   ctx.res.end();
 }
 
@@ -113,11 +133,11 @@ export function sendPreflight(ctx: Ctx): void {
 export function sendRedirect(ctx: Ctx, location: string): void {
   if (ctx.method === "GET") {
     const body = `<a href="${htmlEscape(location)}">Moved Permanently</a>.\n\n`;
-    ctx.res.writeHead(301, { "Content-Type": "text/html; charset=utf-8", Location: location });
+    ctx.res.writeHead(301, goOrder({ "Content-Type": "text/html; charset=utf-8", Location: location }, body));
     ctx.res.end(body);
     return;
   }
-  ctx.res.writeHead(307, { Location: location, "Content-Length": "0" });
+  ctx.res.writeHead(307, goOrder({ Location: location }, ""));
   ctx.res.end();
 }
 

@@ -21,8 +21,8 @@ export interface SimulatorHandle {
    * The server process dies and comes back on the same port: in-flight work
    * (installs, waiting shutdowns, open streams) ends where it was, without
    * clean-up; what it had done stays (a half-made VM stays half-made). The
-   * cluster (VMs, SSH key, images, .go_qemu_disabled) and the fault rules
-   * carry over; counters start again.
+   * cluster (VMs, SSH key, images, .go_qemu_disabled), the fault rules and
+   * the speed carry over; counters start again.
    */
   restart(): Promise<void>;
   /** All VMs that exist on the simulated cluster, by VMID. */
@@ -63,11 +63,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const cluster = core.store.toFile();
     const disabled = core.store.disabled;
     const faults = core.faults.list();
+    const speed = core.clock.currentSpeed;
     // With a state file the new process reads it, as the real server reads its disk.
     core = new SimCore(cfg, cfg.stateFile ? undefined : cluster);
     core.store.disabled = disabled === null ? null : [...disabled];
     core.faults.clear();
     for (const rule of faults) core.faults.add(rule);
+    core.clock.setSpeed(speed);
     controls = new Controls(core);
     listening = await listen(core, controls, port);
   };

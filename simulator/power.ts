@@ -7,7 +7,7 @@ import type { SimCore } from "./core";
 import { Flow } from "./flow";
 import { bindJson, NODE_BODY } from "./gobind";
 import { checkId, ipAllowed, osUser, parseVmid } from "./guards";
-import { corsHeaders, TEXT, type Ctx } from "./http";
+import { corsHeaders, goOrder, TEXT, type Ctx } from "./http";
 import { waitForSsh } from "./install-vm";
 import { migrate } from "./migrate";
 import { lockTimeout, SSH_NO_HOST } from "./outputs";
@@ -151,9 +151,10 @@ export async function handleSetNode(core: SimCore, ctx: Ctx, rawId: string): Pro
   const bound = bindJson(NODE_BODY, ctx.body);
   if (!bound.ok) {
     // c.String(400, ...) and then an SSE-style line into the same body.
-    ctx.res.writeHead(400, { ...corsHeaders(ctx), "Content-Type": TEXT });
-    ctx.res.write(`invalid request body: ${bound.error}`);
-    ctx.res.end(bareFrame(`[-] invalid request body: ${bound.error}`));
+    // c.String(400, ...), an SSE-style line, Flush: one chunk (the flush makes it chunked).
+    const text = `invalid request body: ${bound.error}` + bareFrame(`[-] invalid request body: ${bound.error}`);
+    ctx.res.writeHead(400, goOrder({ ...corsHeaders(ctx), "Content-Type": TEXT }));
+    ctx.res.end(text);
     return;
   }
   const target = bound.value.node as string;

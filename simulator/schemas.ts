@@ -353,6 +353,10 @@ export const SettingsSchema = z.strictObject({
   storages: z.record(z.string(), z.boolean()).optional(),
   ipsInUse: z.array(z.number().int()).optional(),
   speed: z.number().positive().optional(),
+  /** The guest shutdown time from now on (simulated ms). */
+  guestShutdownMs: z.number().nonnegative().optional(),
+  /** Turn the measured-rates corruption on or off (seeded from the configured seed). */
+  measuredRates: z.boolean().optional(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 

@@ -8,7 +8,7 @@
 // goroutines write one response at once (see the recordings): bytes outside
 // the chunked framing, a cut mid-frame, frames after `event: close`, lost or
 // reordered frames.
-import { sseHeaders, TEXT, corsHeaders, type Ctx } from "./http";
+import { corsHeaders, goOrder, sseHeaders, TEXT, type Ctx } from "./http";
 import type { GarbleVariant } from "./schemas";
 
 export function frame(step: string, status: string, message: string): string {
@@ -82,7 +82,8 @@ export class EventStream {
     if (!this.opened) {
       // Written before any header was set: Go sniffs the body as plain text.
       this.opened = true;
-      if (!this.gone && !this.muted) this.ctx.res.writeHead(200, { ...corsHeaders(this.ctx), "Content-Type": TEXT });
+      if (!this.gone && !this.muted)
+        this.ctx.res.writeHead(200, goOrder({ ...corsHeaders(this.ctx), "Content-Type": TEXT }));
     }
     this.send(bareFrame(message));
     this.flushHeld();

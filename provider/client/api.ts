@@ -1,5 +1,6 @@
 // The client's surface: one method per endpoint of go-pve-qemu. The lifecycle
 // layer depends on this interface only; `GoPveQemuClient` implements it over undici.
+import type { WatchdogClock } from "./stream/liveness";
 import type { InstallRequest, VmList } from "./schemas";
 import type { InstallFacts, InstallSuccess, OperationEvent, OperationSuccess } from "./stream/types";
 
@@ -34,6 +35,8 @@ export interface StreamOptions {
   /** Per-call overrides of the connection's stream timeouts. */
   idleTimeoutMs?: number;
   overallTimeoutMs?: number;
+  /** The time those timeouts are measured in (default: the system's); tests inject their own. */
+  clock?: WatchdogClock;
 }
 
 export interface InstallOptions extends StreamOptions {
@@ -44,8 +47,13 @@ export interface InstallOptions extends StreamOptions {
 export interface RequestOptions {
   signal?: AbortSignal;
   /**
+<<<<<<< HEAD
    * This call's answer timeout instead of the connection's requestTimeoutMs. For
    * `shutdown`, which answers only once the guest is off (minutes on a real guest).
+=======
+   * Per-call override of the connection's requestTimeoutMs: a `shutdown` is answered only
+   * once the guest is off (`qm shutdown` waits), which can take minutes.
+>>>>>>> h1-sim
    */
   timeoutMs?: number;
 }

@@ -1,6 +1,8 @@
 // Typed errors of the client. Each says what failed: the endpoint, the VMID
 // when there is one, the HTTP status, the server's own words, and for streams
-// the step and the last lines of output that led there.
+// the step and the last lines of output that led there. Each carries a stable
+// `code` (undici's pattern: `UND_ERR_SOCKET`), so callers branch on it rather
+// than on class names or message texts.
 import type { FailureShape, InstallFacts, OperationKind, StreamWarning } from "./stream/types";
 
 export interface ErrorContext {
@@ -9,9 +11,36 @@ export interface ErrorContext {
   vmid?: number;
 }
 
-export class GoPveQemuError extends Error {
+export type ErrorCode =
+  | "GPQ_CONNECTION"
+  | "GPQ_CANCELLED"
+  | "GPQ_HTTP_STATUS"
+  | "GPQ_RESPONSE_SHAPE"
+  | "GPQ_SERVER_ERROR"
+  | "GPQ_SERVER_REFUSED"
+  | "GPQ_NO_COMPLETION"
+  | "GPQ_STREAM_LOST"
+  | "GPQ_OVERALL_TIMEOUT";
+
+/**
+ * The code of each failure shape. A stream that broke or went silent
+ * (connection-lost, idle-timeout) is GPQ_STREAM_LOST: the server said nothing
+ * about the outcome, and it carries on without a listener.
+ */
+export const SHAPE_CODES: Readonly<Record<FailureShape, ErrorCode>> = {
+  "error-event": "GPQ_SERVER_ERROR",
+  "bare-message": "GPQ_SERVER_REFUSED",
+  "no-completion": "GPQ_NO_COMPLETION",
+  "connection-lost": "GPQ_STREAM_LOST",
+  "idle-timeout": "GPQ_STREAM_LOST",
+  "overall-timeout": "GPQ_OVERALL_TIMEOUT",
+  aborted: "GPQ_CANCELLED",
+};
+
+export abstract class GoPveQemuError extends Error {
   readonly endpoint: string;
   readonly vmid?: number;
+  abstract readonly code: ErrorCode;
   constructor(message: string, ctx: ErrorContext, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
@@ -21,17 +50,22 @@ export class GoPveQemuError extends Error {
 }
 
 /** The request never got an answer: refused connection, DNS, TLS, connect or request timeout. */
-export class ConnectionError extends GoPveQemuError {}
+export class ConnectionError extends GoPveQemuError {
+  readonly code: ErrorCode = "GPQ_CONNECTION";
+}
 
 /**
  * The caller's AbortSignal fired before a plain request got its answer. (A cancelled streamed
  * operation is an OperationFailedError with shape "aborted", which also carries what it learned.)
  * Not a ConnectionError: nothing is wrong with the connection, so it must not be retried as one.
  */
-export class CancelledError extends GoPveQemuError {}
+export class CancelledError extends GoPveQemuError {
+  readonly code: ErrorCode = "GPQ_CANCELLED";
+}
 
 /** A non-2xx answer. `serverMessage` is the body's message/error field, or its text. */
 export class HttpStatusError extends GoPveQemuError {
+  readonly code: ErrorCode = "GPQ_HTTP_STATUS";
   readonly status: number;
   readonly serverMessage: string;
   /**
@@ -51,10 +85,14 @@ export class HttpStatusError extends GoPveQemuError {
 }
 
 /** A 2xx answer whose body does not have the documented shape. */
-export class ResponseShapeError extends GoPveQemuError {}
+export class ResponseShapeError extends GoPveQemuError {
+  readonly code: ErrorCode = "GPQ_RESPONSE_SHAPE";
+}
 
 /** A streamed operation (install, start, reboot, set/node) that did not succeed. */
 export class OperationFailedError extends GoPveQemuError {
+  /** by shape: see SHAPE_CODES */
+  readonly code: ErrorCode;
   readonly operation: OperationKind;
   readonly shape: FailureShape;
   /** the server's message for the failure, when it gave one */
@@ -83,6 +121,7 @@ export class OperationFailedError extends GoPveQemuError {
     options?: { cause?: unknown },
   ) {
     super(describeFailure(init, ctx), ctx, options);
+    this.code = SHAPE_CODES[init.shape];
     this.operation = init.operation;
     this.shape = init.shape;
     this.serverMessage = init.serverMessage;

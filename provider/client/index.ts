@@ -15,6 +15,8 @@ export {
   HttpStatusError,
   OperationFailedError,
   ResponseShapeError,
+  SHAPE_CODES,
+  type ErrorCode,
   type ErrorContext,
 } from "./errors";
 export * from "./schemas";

@@ -35,6 +35,7 @@ export async function runOperation(
     idleMs: opts.idleTimeoutMs ?? conn.streamIdleTimeoutMs,
     overallMs: opts.overallTimeoutMs ?? conn.streamOverallTimeoutMs,
     signal: opts.signal,
+    clock: opts.clock,
   });
   const noFacts: InstallFacts | undefined = kind === "install" ? { vmCreated: false, completed: false } : undefined;
   if (dog.stopped) {

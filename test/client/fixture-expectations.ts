@@ -136,7 +136,8 @@ export const EXPECTATIONS: Record<string, Expectation> = {
     kind: "install",
     ok: false,
     shape: "no-completion",
-    step: "VM initialization > SSH initialization",
+    // qm reboot failed: the server says nothing, the step after SSH initialization is the one.
+    step: "VM initialization > rebooting VM",
     facts: { vmid: 111, vmCreated: true, completed: false },
   },
   "install-success-relayed.sse": {
@@ -234,8 +235,10 @@ export const EXPECTATIONS: Record<string, Expectation> = {
     kind: "start",
     ok: false,
     shape: "error-event",
-    serverMessage: "subscription buffer overflow",
-    step: "starting VM",
+    // The stream's own error frame: no step of the operation is blamed.
+    serverMessage:
+      'in-band "sse_error" frame of the stream: subscription buffer overflow (data: {"error":{"code":"stream_failed","message":"subscription buffer overflow"}})',
+    step: undefined,
     lastEventId: "12",
   },
   "seed003-environment-state.sse": {

@@ -114,6 +114,19 @@ describe("install", () => {
     });
   });
 
+  test("a silent close after SSH initialization succeeded is the failed qm reboot, named as that step", () => {
+    const sshDone = S("VM initialization > SSH initialization", "success", "[+] SSH initialization completed (35.12s)");
+    const f = failure(decide("install", [...INSTALL_HEAD, ...INSTALL_CREATE, sshDone, CLOSE]).outcome);
+    expect([f.shape, f.step]).toEqual(["no-completion", "VM initialization > rebooting VM"]);
+    // Still in SSH initialization (its output) when it closed: that step, not the reboot.
+    const midway = S("SSH initialization", "processing", "  upgrading packages");
+    const g = failure(decide("install", [...INSTALL_HEAD, ...INSTALL_CREATE, midway, CLOSE]).outcome);
+    expect(g.step).toBe("SSH initialization");
+    // A lost stream at the same point was lost there, not in the reboot.
+    const h = failure(decide("install", [...INSTALL_HEAD, ...INSTALL_CREATE, sshDone]).outcome);
+    expect([h.shape, h.step]).toEqual(["connection-lost", "VM initialization > SSH initialization"]);
+  });
+
   test("a recovered SSH-key error on an install that then fails is no warning; the later failure is reported", () => {
     const f = failure(decide("install", [...INSTALL_HEAD, ...INSTALL_SSH_FRESH, ...INSTALL_CREATE, CLOSE]).outcome);
     expect(f).toMatchObject({ shape: "no-completion", warnings: [], step: "VM creation > creating VM" });
@@ -271,19 +284,31 @@ describe("start and reboot", () => {
     });
   });
 
-  test("in-band error frames of other services (sse_error, event: error) are error events", () => {
+  test("in-band error frames (sse_error, event: error) are error events of the stream, not of the last step", () => {
     for (const event of ["sse_error", "error"]) {
-      const f = failure(
-        decide("start", [
-          ok[0]!,
-          { kind: "other", event, data: '{"error":{"code":"x","message":"stream broke"}}' },
-          ...ok.slice(1),
-        ]).outcome,
-      );
-      expect(f).toMatchObject({ shape: "error-event", serverMessage: "stream broke", step: "starting VM" });
+      const data = '{"error":{"code":"x","message":"stream broke"}}';
+      const f = failure(decide("start", [ok[0]!, { kind: "other", event, data }, ...ok.slice(1)]).outcome);
+      expect(f).toMatchObject({
+        shape: "error-event",
+        serverMessage: `in-band "${event}" frame of the stream: stream broke (data: ${data})`,
+      });
+      // ok[0] succeeded: it is not what failed.
+      expect(f.step).toBeUndefined();
     }
     const plain = failure(decide("start", [{ kind: "other", event: "error", data: "plain words" }]).outcome);
-    expect(plain.serverMessage).toBe("plain words");
+    expect(plain.serverMessage).toBe('in-band "error" frame of the stream: plain words');
+    const huge = failure(decide("start", [{ kind: "other", event: "error", data: "x".repeat(2_000) }]).outcome);
+    expect(huge.serverMessage).toBe(`in-band "error" frame of the stream: ${"x".repeat(500)}… [1500 more chars]`);
+  });
+
+  test("a step's own error event still names its step, even after an in-band frame", () => {
+    const f = failure(
+      decide("start", [
+        S("starting VM", "error", "[-] failed to start VM"),
+        { kind: "other", event: "error", data: "later" },
+      ]).outcome,
+    );
+    expect([f.step, f.serverMessage]).toEqual(["starting VM", "[-] failed to start VM"]);
   });
 
   test("heartbeats and unknown events change nothing", () => {

@@ -1,30 +1,53 @@
 // The async reader: outcome from a byte source, idle and overall limits,
 // cancellation, the close grace, and errors from the caller's callbacks.
+// Limits run on a fake clock that moves only between the source's pieces: they
+// fire on cue, and "not yet" is checked after the event loop has settled.
 import { OperationFailedError } from "../../provider/client/errors";
 import { readOperation, type ByteSource } from "../../provider/client/stream/reader";
 import type { OperationEvent, InstallFacts } from "../../provider/client/stream/types";
-import { bytes, chunkEvery, fixtureText, sleep } from "./helpers/fixtures";
+import { FakeClock, settle } from "./helpers/clock";
+import { bytes, chunkEvery, fixtureText } from "./helpers/fixtures";
 import { CLOSE, START_OK, ev } from "./helpers/sse";
 
 const ctx = { endpoint: "POST /api/vm/101/start", vmid: 101 };
 
-/** A source that yields the given pieces (strings are encoded; numbers are pauses in ms), then optionally hangs. */
+/**
+ * A source that yields the given pieces (strings are encoded; numbers move the clock on by
+ * that many ms - the reader has taken the previous piece by then), then optionally hangs.
+ * `hung` resolves once the reader has taken every piece and waits for more.
+ */
 function scripted(
   pieces: (string | number)[],
-  opts: { hang?: boolean; fail?: Error } = {},
-): ByteSource & { cancel: jest.Mock } {
+  opts: { hang?: boolean; fail?: Error; clock?: FakeClock } = {},
+): ByteSource & { cancel: jest.Mock; hung: Promise<void> } {
   let stop: (() => void) | undefined;
+  let onHung: () => void = () => undefined;
+  const hung = new Promise<void>((resolve) => (onHung = resolve));
   const cancel = jest.fn(() => stop?.());
   async function* body(): AsyncGenerator<Uint8Array> {
     for (const p of pieces) {
-      if (typeof p === "number") await sleep(p);
-      else yield bytes(p);
+      if (typeof p === "number") {
+        if (!opts.clock) throw new Error("a pause needs a clock");
+        opts.clock.advance(p);
+      } else yield bytes(p);
     }
     if (opts.fail) throw opts.fail;
     // a silent server: nothing more until the connection is closed
-    if (opts.hang) await new Promise<void>((resolve) => (stop = resolve));
+    if (opts.hang) {
+      const closed = new Promise<void>((resolve) => (stop = resolve));
+      onHung();
+      await closed;
+    }
   }
-  return { body: body(), cancel };
+  return { body: body(), cancel, hung };
+}
+
+/** The promise, and whether it has settled yet. */
+function watch<T>(p: Promise<T>): { p: Promise<T>; settled: () => boolean } {
+  let done = false;
+  const q = p.finally(() => (done = true));
+  q.catch(() => undefined);
+  return { p: q, settled: () => done };
 }
 
 async function failureOf(p: Promise<unknown>): Promise<OperationFailedError> {
@@ -44,7 +67,7 @@ test("reads an install to success, reporting events and facts as they arrive", a
   const src: ByteSource = {
     body: (async function* () {
       for (const c of chunkEvery(bytes(text), 300)) {
-        await sleep(0);
+        await settle();
         yield c;
       }
     })(),
@@ -83,15 +106,20 @@ test("a failed install names the VMID it learned, even though the request had no
 });
 
 test("the idle limit fires on silence and closes the source", async () => {
-  const src = scripted([START_OK[0]!, START_OK[1]!], { hang: true });
-  const t0 = performance.now();
-  const err = await failureOf(readOperation("start", src, { ctx, idleTimeoutMs: 150 }));
-  const took = performance.now() - t0;
+  const clock = new FakeClock();
+  const src = scripted([START_OK[0]!, START_OK[1]!], { hang: true, clock });
+  const run = watch(failureOf(readOperation("start", src, { ctx, idleTimeoutMs: 150, clock })));
+  await src.hung;
+  clock.advance(149);
+  await settle();
+  expect(run.settled()).toBe(false);
+  expect(src.cancel).not.toHaveBeenCalled();
+  clock.advance(1);
+  const err = await run.p;
   expect(err.shape).toBe("idle-timeout");
   expect(err.step).toBe("starting VM");
-  expect(took).toBeGreaterThanOrEqual(140);
-  expect(took).toBeLessThan(1500);
   expect(src.cancel).toHaveBeenCalledTimes(1);
+  expect(clock.pending).toBe(0);
 });
 
 test.each([
@@ -100,40 +128,57 @@ test.each([
   ["retry fields", "retry: 3000\n\n"],
 ])("the idle limit does not fire while %s arrive", async (_what, alive) => {
   // 12 x 60 ms = 720 ms of no events, against an idle limit of 200 ms
+  const clock = new FakeClock();
   const pieces: (string | number)[] = [START_OK[0]!, START_OK[1]!];
   for (let i = 0; i < 12; i++) pieces.push(60, alive);
   pieces.push(...START_OK.slice(2));
-  const src = scripted(pieces);
-  const result = await readOperation("start", src, { ctx, idleTimeoutMs: 200 });
+  const src = scripted(pieces, { clock });
+  const result = await readOperation("start", src, { ctx, idleTimeoutMs: 200, clock });
   expect(result.kind).toBe("start");
   expect(src.cancel).not.toHaveBeenCalled();
+  // The same silence without them is too long.
+  const silent = scripted([START_OK[0]!, START_OK[1]!, ...new Array<number>(12).fill(60), ...START_OK.slice(2)], {
+    clock,
+  });
+  expect((await failureOf(readOperation("start", silent, { ctx, idleTimeoutMs: 200, clock }))).shape).toBe(
+    "idle-timeout",
+  );
 });
 
-test("a quiet stretch shorter than the idle limit is tolerated (the server's SSH wait)", async () => {
-  const src = scripted([START_OK[0]!, START_OK[1]!, 250, ...START_OK.slice(2)]);
-  await expect(readOperation("start", src, { ctx, idleTimeoutMs: 400 })).resolves.toMatchObject({ kind: "start" });
+test("a quiet stretch shorter than the idle limit is tolerated (the server's SSH wait); as long is not", async () => {
+  const clock = new FakeClock();
+  const src = scripted([START_OK[0]!, START_OK[1]!, 399, ...START_OK.slice(2)], { clock });
+  await expect(readOperation("start", src, { ctx, idleTimeoutMs: 400, clock })).resolves.toMatchObject({
+    kind: "start",
+  });
+  const late = scripted([START_OK[0]!, START_OK[1]!, 400, ...START_OK.slice(2)], { clock });
+  expect((await failureOf(readOperation("start", late, { ctx, idleTimeoutMs: 400, clock }))).shape).toBe(
+    "idle-timeout",
+  );
 });
 
 test("the overall limit fires even while the stream stays alive", async () => {
+  const clock = new FakeClock();
   const pieces: (string | number)[] = [START_OK[0]!];
   for (let i = 0; i < 40; i++) pieces.push(25, ": keepalive\n\n");
-  const src = scripted(pieces, { hang: true });
-  const t0 = performance.now();
-  const err = await failureOf(readOperation("start", src, { ctx, idleTimeoutMs: 200, overallTimeoutMs: 300 }));
+  const src = scripted(pieces, { hang: true, clock });
+  const err = await failureOf(readOperation("start", src, { ctx, idleTimeoutMs: 200, overallTimeoutMs: 300, clock }));
   expect(err.shape).toBe("overall-timeout");
-  expect(performance.now() - t0).toBeLessThan(1500);
+  // It fired at 300 ms of the clock, at the 12th pause: the source read no further.
+  expect(clock.now()).toBe(300);
   expect(src.cancel).toHaveBeenCalledTimes(1);
 });
 
 test("aborting closes the source at once and reports what was seen", async () => {
-  const src = scripted([START_OK[0]!], { hang: true });
+  const clock = new FakeClock();
+  const src = scripted([START_OK[0]!], { hang: true, clock });
   const ac = new AbortController();
-  const p = readOperation("start", src, { ctx, signal: ac.signal, idleTimeoutMs: 60_000 });
-  await sleep(50);
-  const t0 = performance.now();
+  const p = readOperation("start", src, { ctx, signal: ac.signal, idleTimeoutMs: 60_000, clock });
+  await src.hung;
   ac.abort(new Error("user pressed ctrl-c"));
+  // Within abort() itself: no timer, no tick in between.
+  expect(src.cancel).toHaveBeenCalledTimes(1);
   const err = await failureOf(p);
-  expect(performance.now() - t0).toBeLessThan(50);
   expect(err.shape).toBe("aborted");
   expect(err.step).toBe("starting VM");
   expect((err.cause as Error).message).toBe("user pressed ctrl-c");
@@ -149,11 +194,16 @@ test("an already aborted signal stops before reading", async () => {
 });
 
 test("after close the server gets a short grace to end the response; then the outcome stands", async () => {
-  const src = scripted(START_OK, { hang: true });
-  const t0 = performance.now();
-  const result = await readOperation("start", src, { ctx, idleTimeoutMs: 60_000, closeGraceMs: 100 });
-  expect(result.kind).toBe("start");
-  expect(performance.now() - t0).toBeGreaterThanOrEqual(90);
+  const clock = new FakeClock();
+  const src = scripted(START_OK, { hang: true, clock });
+  const run = watch(readOperation("start", src, { ctx, idleTimeoutMs: 60_000, closeGraceMs: 100, clock }));
+  await src.hung;
+  clock.advance(99);
+  await settle();
+  expect(run.settled()).toBe(false);
+  expect(src.cancel).not.toHaveBeenCalled();
+  clock.advance(1);
+  expect((await run.p).kind).toBe("start");
   expect(src.cancel).toHaveBeenCalledTimes(1);
 });
 

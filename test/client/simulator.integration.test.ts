@@ -82,6 +82,12 @@ describe("every endpoint", () => {
     await client.growDisk(vmid, 10);
     await expect(client.migrate(vmid, "pve2")).resolves.toMatchObject({ kind: "migrate", warnings: [] });
     expect((await client.list()).vms[0]).toMatchObject({ node: "pve2", cpu: 4, memory: 4, disk: 30, running: false });
+    // qm status is node-local: the server cannot tell the state of a VM on another node.
+    await expect(client.status(vmid)).rejects.toMatchObject({
+      status: 500,
+      serverMessage: "failed to get VM status: exit status 2",
+    });
+    await expect(client.migrate(vmid, "pve1")).resolves.toMatchObject({ kind: "migrate" });
 
     await expect(client.start(vmid)).resolves.toMatchObject({ kind: "start" });
     await expect(client.status(vmid)).resolves.toBe("running");
@@ -124,13 +130,20 @@ describe("failure shapes", () => {
     });
     const facts: InstallFacts[] = [];
     const err = await failure(client.install(UBUNTU, { onFacts: (f) => facts.push(f) }));
-    expect(err).toMatchObject({ shape: "error-event", step: "VM creation > creating VM", vmid: 100 });
+    // The server picked the VMID: the error names the one the stream revealed.
+    const picked = facts.at(-1)!.vmid!;
+    expect(picked).toBeGreaterThanOrEqual(100);
+    expect(err).toMatchObject({ shape: "error-event", step: "VM creation > creating VM", vmid: picked });
     expect(err.serverMessage).toContain("[-] failed to create VM");
-    expect(err.facts).toMatchObject({ vmid: 100, vmCreated: false, completed: false });
-    expect(facts.at(-1)!.vmid).toBe(100);
+    expect(err.facts).toMatchObject({ vmid: picked, vmCreated: false, completed: false });
   });
 
   test("1. two installs started together pick the same VMID; the second fails at VM creation", async () => {
+    // One free candidate left: both probes answer with it (the race the server's probing keeps).
+    await client.close();
+    await sim.close();
+    sim = await startSimulator({ speed: 1000, assignIpStart: 140, assignIpEnd: 140 });
+    client = new GoPveQemuClient({ endpoint: sim.url });
     sim.settings({ sshKey: true }); // (on a fresh server both would also race to create the key)
     const [a, b] = await Promise.allSettled([
       client.install({ ...UBUNTU, name: "a" }),
@@ -144,7 +157,7 @@ describe("failure shapes", () => {
     const err = failed[0]!.reason as OperationFailedError;
     expect(err).toBeInstanceOf(OperationFailedError);
     expect(err).toMatchObject({ shape: "error-event", step: "VM creation > creating VM" });
-    expect(err.facts).toMatchObject({ vmid: 100, vmCreated: false });
+    expect(err.facts).toMatchObject({ vmid: 140, vmCreated: false });
   });
 
   test("1. SSH wait timeout after creation: error event, the VM exists", async () => {

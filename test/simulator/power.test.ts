@@ -1,6 +1,7 @@
 // Per-VM operations: start/reboot/set-node streams, the text `ok` actions, the
 // power-state preconditions, disabled VMs, the missing disabled file, ALLOW_IPS
 // and the VMID parse, each with the server's exact status, type and bytes.
+import { Clock } from "../../simulator/clock";
 import { CLOSE, ev, frames, open, request, until, useSimulators } from "./helpers";
 
 const start = useSimulators();
@@ -24,13 +25,33 @@ describe("start and reboot", () => {
     expect(sim.vm(101)?.status).toBe("running");
   });
 
-  test("the 5 s pause before finalizing is real (scaled)", async () => {
-    const sim = await start({ speed: 100, durationsZero: true, durations: { finalizePause: 5000 } });
+  test("the 5 s pause before finalizing is a real pause: the stream waits there", async () => {
+    const sim = await start({ durationsZero: true, durations: { finalizePause: 1e9 } });
     sim.addVm({ vmid: 101 });
-    const t0 = Date.now();
-    const r = await request(sim.url, "POST", "/api/vm/101/start");
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
-    expect(frames(r.body).at(-2)).toBe(ev("finalizing", "info", "[+] VM started successfully"));
+    const s = open(sim.url, "POST", "/api/vm/101/start");
+    await s.waitFor("[+] VM is ready");
+    // A later request is answered while the stream still waits in its pause.
+    expect((await request(sim.url, "GET", "/api/health")).body).toBe("ok");
+    expect(s.text()).not.toContain("finalizing");
+    s.abort();
+  });
+
+  test("simulated time is scaled by speed (the clock's sleeps)", async () => {
+    jest.useFakeTimers();
+    try {
+      const clock = new Clock(100, new AbortController().signal);
+      let done = false;
+      void clock.sleep(5000).then(() => (done = true));
+      jest.advanceTimersByTime(49);
+      await Promise.resolve();
+      expect(done).toBe(false);
+      jest.advanceTimersByTime(1);
+      await Promise.resolve();
+      await Promise.resolve();
+      expect(done).toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   test("reboot of a running VM", async () => {
@@ -206,6 +227,14 @@ describe("plain actions", () => {
     down.abort();
     await until(() => sim.vm(102)?.status === "stopped");
     expect(sim.vm(102)?.shuttingDown).toBe(false);
+  });
+
+  test("the guest shutdown time can change at run time", async () => {
+    const sim = await start({ guestShutdownMs: 1e9, vms: [{ vmid: 102, running: true }] });
+    sim.settings({ guestShutdownMs: 0 });
+    expect(sim.config.durations.shutdownGrace).toBe(0);
+    expect((await request(sim.url, "POST", "/api/vm/102/shutdown")).body).toBe("ok");
+    expect(sim.vm(102)?.status).toBe("stopped");
   });
 
   test("guestShutdownMs sets the guest's time; durationsZero zeroes only the default", async () => {

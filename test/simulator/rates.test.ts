@@ -89,6 +89,22 @@ describe("measuredRates: true", () => {
   });
 });
 
+describe("at run time", () => {
+  test("settings({ measuredRates }) turns the corruption on and off", async () => {
+    const sim = await start({ seed: 21, vms: [{ vmid: 170 }], durations: { migrate: 1_000 } });
+    const go = (i: number): Promise<string> => migrate(sim.url, 170, i % 2 === 0 ? "pve2" : "pve1", () => sim.idle());
+    for (let i = 0; i < 20; i++) await go(i);
+    expect(sim.stats().streamsCorrupted).toBe(0);
+    sim.settings({ measuredRates: true });
+    for (let i = 0; i < 60; i++) await go(i);
+    const struck = sim.stats().streamsCorrupted;
+    expect(struck).toBeGreaterThan(0);
+    sim.settings({ measuredRates: false });
+    for (let i = 0; i < 20; i++) await go(i);
+    expect(sim.stats().streamsCorrupted).toBe(struck);
+  });
+});
+
 describe("command line", () => {
   test("--measured-rates, --seed, --guest-shutdown-ms, --vmid-pick, --status-any-node", () => {
     expect(

@@ -10,6 +10,8 @@ export interface RawConnection {
   /** The server ended (FIN) or destroyed the connection. */
   readonly ended: boolean;
   waitFor(needle: string): Promise<void>;
+  /** Resolves once what was received satisfies `done`. */
+  until(done: (text: string) => boolean): Promise<void>;
   /** Resolves once the server ended the connection. */
   closed: Promise<void>;
   destroy(): void;
@@ -26,14 +28,14 @@ export function rawRequest(base: string, method: string, path: string, body?: ob
     const socket = net.connect(Number(url.port), url.hostname);
     let received = "";
     let ended = false;
-    const waiters: Array<{ needle: string; resolve: () => void }> = [];
+    const waiters: Array<{ done: (text: string) => boolean; resolve: () => void }> = [];
     let onClosed: () => void = () => undefined;
     const closed = new Promise<void>((r) => (onClosed = r));
     socket.setEncoding("latin1");
     socket.on("data", (chunk: string) => {
       received += chunk;
       for (const w of [...waiters]) {
-        if (received.includes(w.needle)) {
+        if (w.done(received)) {
           waiters.splice(waiters.indexOf(w), 1);
           w.resolve();
         }
@@ -53,10 +55,12 @@ export function rawRequest(base: string, method: string, path: string, body?: ob
         get ended() {
           return ended;
         },
+        until: (done) =>
+          done(received) ? Promise.resolve() : new Promise<void>((r) => waiters.push({ done, resolve: r })),
         waitFor: (needle) =>
           received.includes(needle)
             ? Promise.resolve()
-            : new Promise<void>((r) => waiters.push({ needle, resolve: r })),
+            : new Promise<void>((r) => waiters.push({ done: (t) => t.includes(needle), resolve: r })),
         closed,
         destroy: () => socket.destroy(),
       });

@@ -58,7 +58,9 @@ describe("restart()", () => {
 
   test("the restarted server serves requests and can restart again; after close it refuses", async () => {
     const sim = await start({ vms: [{ vmid: 101 }] });
+    sim.settings({ speed: 5000 });
     await sim.restart();
+    expect(sim.state().vms.map((v) => v.vmid)).toEqual([101]);
     await sim.restart();
     expect((await request(sim.url, "POST", "/api/vm/101/start")).body).toContain("VM started successfully");
     await sim.close();

@@ -13,5 +13,5 @@ export type {
 export { readOperation, DEFAULT_CLOSE_GRACE_MS, type ByteSource, type ReadOperationOptions } from "./reader";
 export { OperationPipeline, type PipelineOptions } from "./pipeline";
 export type { Outcome, OutcomeFailure, OutcomeOptions, StreamEnd } from "./outcome";
-export { Watchdog, type StopCause, type WatchdogOptions } from "./liveness";
+export { Watchdog, SYSTEM_CLOCK, type StopCause, type WatchdogClock, type WatchdogOptions } from "./liveness";
 export { decodeFrame, recoverTemplate } from "./decode";

@@ -13,12 +13,27 @@ export type StopCause =
   | { kind: "overall-timeout"; afterMs: number }
   | { kind: "aborted"; reason: unknown };
 
+/** Time as the watchdog sees it; injected by tests so limits fire on their cue, not the wall clock's. */
+export interface WatchdogClock {
+  now(): number;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(timer: unknown): void;
+}
+
+export const SYSTEM_CLOCK: WatchdogClock = {
+  now: () => performance.now(),
+  setTimer: (fn, ms) => setTimeout(fn, ms),
+  clearTimer: (timer) => clearTimeout(timer as NodeJS.Timeout | undefined),
+};
+
 export interface WatchdogOptions {
   /** 0 disables the idle limit */
   idleMs: number;
   /** 0 disables the overall limit */
   overallMs: number;
   signal?: AbortSignal;
+  /** default: performance.now() and setTimeout */
+  clock?: WatchdogClock;
 }
 
 // setTimeout clamps larger delays to 1 ms; keep long limits correct by waiting in steps.
@@ -28,15 +43,18 @@ export class Watchdog {
   private cause: StopCause | undefined;
   private listener: ((cause: StopCause) => void) | undefined;
   private idleMs: number;
-  private lastActivity = performance.now();
-  private readonly startedAt = this.lastActivity;
+  private readonly clock: WatchdogClock;
+  private lastActivity: number;
+  private readonly startedAt: number;
   private readonly overallMs: number;
-  private idleTimer: NodeJS.Timeout | undefined;
-  private overallTimer: NodeJS.Timeout | undefined;
+  private idleTimer: unknown;
+  private overallTimer: unknown;
   private readonly signal?: AbortSignal;
   private readonly onAbort = () => this.stop({ kind: "aborted", reason: this.signal?.reason });
 
   constructor(options: WatchdogOptions) {
+    this.clock = options.clock ?? SYSTEM_CLOCK;
+    this.lastActivity = this.startedAt = this.clock.now();
     this.idleMs = positive(options.idleMs);
     this.overallMs = positive(options.overallMs);
     this.signal = options.signal;
@@ -62,52 +80,55 @@ export class Watchdog {
 
   /** Something arrived from the server. */
   touch(): void {
-    this.lastActivity = performance.now();
+    this.lastActivity = this.clock.now();
   }
 
   /** Change the idle limit from now on (e.g. a short grace once the operation's close arrived). */
   setIdle(ms: number): void {
     this.idleMs = positive(ms);
-    this.lastActivity = performance.now();
-    clearTimeout(this.idleTimer);
+    this.lastActivity = this.clock.now();
+    this.clock.clearTimer(this.idleTimer);
     this.idleTimer = undefined;
     if (this.idleMs > 0 && !this.cause) this.armIdle(this.idleMs);
   }
 
   dispose(): void {
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.overallTimer);
+    this.clock.clearTimer(this.idleTimer);
+    this.clock.clearTimer(this.overallTimer);
     this.idleTimer = this.overallTimer = undefined;
     this.signal?.removeEventListener("abort", this.onAbort);
     this.listener = undefined;
   }
 
   private armIdle(delay: number): void {
-    this.idleTimer = setTimeout(() => this.checkIdle(), Math.min(Math.max(1, Math.ceil(delay)), MAX_TIMER_MS));
+    this.idleTimer = this.clock.setTimer(() => this.checkIdle(), Math.min(Math.max(1, Math.ceil(delay)), MAX_TIMER_MS));
   }
 
   private checkIdle(): void {
     this.idleTimer = undefined;
     if (this.cause) return;
-    const quiet = performance.now() - this.lastActivity;
+    const quiet = this.clock.now() - this.lastActivity;
     if (quiet >= this.idleMs) this.stop({ kind: "idle-timeout", afterMs: this.idleMs });
     else this.armIdle(this.idleMs - quiet);
   }
 
   private armOverall(): void {
-    const left = this.overallMs - (performance.now() - this.startedAt);
+    const left = this.overallMs - (this.clock.now() - this.startedAt);
     if (left <= 0) {
       this.stop({ kind: "overall-timeout", afterMs: this.overallMs });
       return;
     }
-    this.overallTimer = setTimeout(() => this.armOverall(), Math.min(Math.max(1, Math.ceil(left)), MAX_TIMER_MS));
+    this.overallTimer = this.clock.setTimer(
+      () => this.armOverall(),
+      Math.min(Math.max(1, Math.ceil(left)), MAX_TIMER_MS),
+    );
   }
 
   private stop(cause: StopCause): void {
     if (this.cause) return;
     this.cause = cause;
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.overallTimer);
+    this.clock.clearTimer(this.idleTimer);
+    this.clock.clearTimer(this.overallTimer);
     this.signal?.removeEventListener("abort", this.onAbort);
     this.listener?.(cause);
   }

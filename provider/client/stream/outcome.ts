@@ -52,13 +52,21 @@ export interface OutcomeOptions {
   tailLineChars?: number;
 }
 
+// install: after `SSH initialization` succeeded the server runs `qm reboot`; when that fails it
+// returns with no event at all and the handler writes `event: close`. The step that failed is
+// the reboot, which the server names only once it has worked.
+const SSH_INIT_STEP = STEP.sshInit;
+const REBOOT_STEP = STEP.rebooting;
+
 export class OperationOutcome {
   private readonly tail: Tail;
   private readonly facts?: InstallFactsTracker;
   private closeSeen = false;
   private completionSeen = false;
   private lastStep: string | undefined;
-  private firstError: { step?: string; message: string } | undefined;
+  private lastStepStatus: string | undefined;
+  /** `step` undefined: an in-band error frame, which belongs to no step of the operation. */
+  private firstError: { step?: string; message: string; inBand?: true } | undefined;
   private bareMessage: string | undefined;
   private sshKeyError: StreamWarning | undefined;
   private sshKeyRecovered = false;
@@ -104,9 +112,10 @@ export class OperationOutcome {
       case "other":
         if (ev.text !== undefined) this.tail.push(ev.event === "stderr" ? `[stderr] ${ev.text}` : ev.text);
         else if (ERROR_FRAME_NAMES.has(ev.event)) {
-          const message = errorFrameMessage(ev.data);
+          // The stream itself failed, not the step that had last succeeded: say so, with its data.
+          const message = inBandErrorText(ev.event, ev.data);
           this.tail.push(message);
-          this.firstError ??= { step: this.lastStep, message };
+          this.firstError ??= { message, inBand: true };
         }
         return;
     }
@@ -115,7 +124,10 @@ export class OperationOutcome {
   private onStep(ev: StepEvent): void {
     const { step, status, message } = ev;
     this.tail.push(message);
-    if (step !== "") this.lastStep = step;
+    if (step !== "") {
+      this.lastStep = step;
+      this.lastStepStatus = status;
+    }
     this.facts?.observe(ev);
 
     if (status === "error") {
@@ -158,7 +170,12 @@ export class OperationOutcome {
     if (error)
       return {
         ok: false,
-        failure: { ...base, shape: "error-event", serverMessage: error.message, step: error.step ?? this.lastStep },
+        failure: {
+          ...base,
+          shape: "error-event",
+          serverMessage: error.message,
+          step: "inBand" in error ? undefined : (error.step ?? this.lastStep),
+        },
       };
     if (this.bareMessage !== undefined)
       return {
@@ -188,7 +205,7 @@ export class OperationOutcome {
     // the best the client can name is the last line of output that reads like a failure.
     return {
       ok: false,
-      failure: { ...base, shape: "no-completion", serverMessage: this.lastProblemLine(), step: this.lastStep },
+      failure: { ...base, shape: "no-completion", serverMessage: this.lastProblemLine(), step: this.silentStep() },
     };
   }
 
@@ -205,6 +222,14 @@ export class OperationOutcome {
     return { kind: this.kind, ...common };
   }
 
+  /** The step a silent close (shape 3) happened in: the last one named, or the unnamed reboot. */
+  private silentStep(): string | undefined {
+    if (this.kind === "install" && this.lastStep === SSH_INIT_STEP && this.lastStepStatus === "success") {
+      return REBOOT_STEP;
+    }
+    return this.lastStep;
+  }
+
   private lastProblemLine(): string | undefined {
     for (const line of this.tail.newestFirst()) {
       if (/^\s*\[-\]/.test(line) || /\b(error|failed|failure)\b/i.test(line)) return line.trim();
@@ -216,6 +241,20 @@ export class OperationOutcome {
 function isFinalInfo(step: string, message: string): boolean {
   if (message.startsWith("[-]")) return false; // e.g. `waiting for SSH` info `[-] failed to get OS user`
   return step === "finalizing" || message.startsWith("[+]");
+}
+
+const IN_BAND_DATA_MAX = 500;
+
+/** `in-band "sse_error" frame of the stream: <words> (data: <data>)`: what it is, what it said, what it carried. */
+function inBandErrorText(event: string, data: string): string {
+  const words = errorFrameMessage(data);
+  const shown =
+    data.length > IN_BAND_DATA_MAX
+      ? `${data.slice(0, IN_BAND_DATA_MAX)}… [${data.length - IN_BAND_DATA_MAX} more chars]`
+      : data;
+  return words === data
+    ? `in-band "${event}" frame of the stream: ${shown}`
+    : `in-band "${event}" frame of the stream: ${words} (data: ${shown})`;
 }
 
 /** The words of an in-band error frame: its JSON message/error field, or its text. */

@@ -4,7 +4,7 @@
 // limits, the caller's AbortSignal, and closing the connection at once when any
 // of them fires (the server keeps working either way; see the wire doc).
 import { OperationFailedError, type ErrorContext } from "../errors";
-import { Watchdog, type StopCause } from "./liveness";
+import { Watchdog, type StopCause, type WatchdogClock } from "./liveness";
 import type { StreamEnd } from "./outcome";
 import { OperationPipeline, type PipelineOptions } from "./pipeline";
 import type { InstallSuccess, OperationKind, OperationSuccess } from "./types";
@@ -24,6 +24,8 @@ export interface ReadOperationOptions extends PipelineOptions {
   idleTimeoutMs?: number;
   overallTimeoutMs?: number;
   signal?: AbortSignal;
+  /** The watchdog's time when it starts one (default: the system's). */
+  clock?: WatchdogClock;
   /**
    * After the operation's `close` event, how long to wait for the server to end the
    * response (so the connection can be reused) before closing it. Default 2 s.
@@ -55,6 +57,7 @@ export async function readOperation(
       idleMs: options.idleTimeoutMs ?? 0,
       overallMs: options.overallTimeoutMs ?? 0,
       signal: options.signal,
+      clock: options.clock,
     });
   const pipeline = new OperationPipeline(kind, options);
   const iterator = source.body[Symbol.asyncIterator]();

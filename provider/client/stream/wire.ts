@@ -13,6 +13,7 @@ export const STEP = {
   sshKeyCheck: "SSH preparation > checking SSH key",
   sshKeyCreate: "SSH preparation > creating SSH key",
   creatingVm: "VM creation > creating VM",
+  sshInit: "VM initialization > SSH initialization",
   rebooting: "VM initialization > rebooting VM",
   finalizing: "VM initialization > finalizing",
 } as const;
@@ -43,7 +44,7 @@ export const INSTALL_STEPS: readonly InstallStep[] = [
   { name: "VM initialization > initializing configuration" },
   { name: "VM initialization > migrating VM", aliases: ["migrating"], onlyWithNode: true },
   { name: "VM initialization > waiting for ready" },
-  { name: "VM initialization > SSH initialization", aliases: ["SSH initialization"] },
+  { name: STEP.sshInit, aliases: ["SSH initialization"] },
   { name: STEP.rebooting },
   { name: STEP.finalizing },
 ];
@@ -148,7 +149,7 @@ const STEP_PHASE: Record<string, Phase> = {
   "VM initialization > migrating VM": "migrate",
   migrating: "migrate",
   "VM initialization > waiting for ready": "waitReady",
-  "VM initialization > SSH initialization": "sshInit",
+  [STEP.sshInit]: "sshInit",
   "SSH initialization": "sshInit",
   // the step is first named after `qm reboot` returned: the wait after it has begun
   [STEP.rebooting]: "waitAfterReboot",
