@@ -194,7 +194,9 @@ async function record(job: InstallJob, at: LostAt, watch: Watch, v: Verdict, t: 
       );
     default:
       throw new LifecycleError(
-        `the install of VM ${label} failed after the stream was lost (${stream}): ${v.why}; nothing was recorded`,
+        `the install of VM ${label} failed after the stream was lost (${stream}): ${v.why}; nothing was recorded` +
+          // Never seen: should a step have outlasted its bound, the VM could still appear.
+          (watch.mem.seen ? "" : `. ${nextStep(job)}`),
         {
           cause: at.cause,
           code: CODES.installFailed,
