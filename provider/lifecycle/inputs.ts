@@ -322,8 +322,9 @@ export function check(olds: unknown, news: unknown, options?: CheckOptions): Che
   }
 
   // No name: one derived from the URN, for a new resource or one that has it already
-  // (a resource recorded without a name keeps none: no replace on upgrade).
-  if (inputs.name === undefined && options?.urn) {
+  // (a resource recorded without a name keeps none: no replace on upgrade). Not when
+  // adopting: the adopted VM keeps the name it has.
+  if (inputs.name === undefined && options?.urn && inputs.adopt !== true) {
     const derived = derivedName(options.urn, LIMITS.nameMax);
     const oldName = isRecord(olds) ? olds.name : undefined;
     if (!isRecord(olds) || Object.keys(olds).length === 0 || oldName === derived) inputs.name = derived;

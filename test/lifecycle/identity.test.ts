@@ -56,6 +56,10 @@ describe("check gives the derived name", () => {
     expect(r.inputs.name).toBeUndefined();
   });
 
+  test("never when adopting: the adopted VM keeps its own name", () => {
+    expect(check({}, { os: "ubuntu", version: "24.04", vmid: 150, adopt: true }, opts).inputs.name).toBeUndefined();
+  });
+
   test("never over the user's name, and not without a URN", () => {
     expect(check({}, { os: "ubuntu", version: "24.04", name: "web" }, opts).inputs.name).toBe("web");
     expect(check({}, { os: "ubuntu", version: "24.04" }).inputs.name).toBeUndefined();
