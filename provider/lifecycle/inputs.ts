@@ -8,7 +8,7 @@ import { z } from "zod";
 import { OsSchema, SUPPORTED_VERSIONS } from "../client/schemas";
 import type { Os } from "../client/schemas";
 import { NO_ENDPOINT_HELP } from "./connection";
-import { derivedName } from "./derived-name";
+import { derivedName, wasDerivedName } from "./derived-name";
 import type { ConnectionDefaults } from "./connection";
 
 /** The value Pulumi passes for an input that is not known yet (preview). */
@@ -321,13 +321,15 @@ export function check(olds: unknown, news: unknown, options?: CheckOptions): Che
     }
   }
 
-  // No name: one derived from the URN, for a new resource or one that has it already
-  // (a resource recorded without a name keeps none: no replace on upgrade). Not when
-  // adopting: the adopted VM keeps the name it has.
+  // No name: one derived from the URN (identity.ts) for a new resource, or one whose
+  // given name was removed (a replace either way); one that has it keeps it, even
+  // under a renamed stack. A resource recorded without a name keeps none (no replace
+  // on upgrade), and an adopting one keeps the name its VM has.
   if (inputs.name === undefined && options?.urn && inputs.adopt !== true) {
-    const derived = derivedName(options.urn, LIMITS.nameMax);
+    const isNew = !isRecord(olds) || Object.keys(olds).length === 0;
     const oldName = isRecord(olds) ? olds.name : undefined;
-    if (!isRecord(olds) || Object.keys(olds).length === 0 || oldName === derived) inputs.name = derived;
+    if (!isNew && wasDerivedName(oldName, options.urn, LIMITS.nameMax)) inputs.name = oldName as string;
+    else if (isNew || typeof oldName === "string") inputs.name = derivedName(options.urn, LIMITS.nameMax);
   }
 
   return { inputs: inputs as VmInputs, failures };

@@ -51,6 +51,14 @@ describe("check gives the derived name", () => {
     expect(check(olds, { os: "ubuntu", version: "24.04" }, opts).inputs.name).toBe(olds.name);
   });
 
+  test("kept through a stack rename (the URN changed, the old derived name stays: no replace)", () => {
+    const renamed = "urn:pulumi:production::fleet::go-pve-qemu:index:Vm::web";
+    const olds = { os: "ubuntu", version: "24.04", name: derivedName(URN, MAX) };
+    expect(check(olds, { os: "ubuntu", version: "24.04" }, { ...opts, urn: renamed }).inputs.name).toBe(olds.name);
+    // a given name that was removed is not kept: the replace that follows gets the derived one
+    expect(check({ ...olds, name: "web" }, { os: "ubuntu", version: "24.04" }, opts).inputs.name).toBe(olds.name);
+  });
+
   test("never to a resource recorded without a name (an earlier release): no replace on upgrade", () => {
     const r = check({ os: "ubuntu", version: "24.04" }, { os: "ubuntu", version: "24.04" }, opts);
     expect(r.inputs.name).toBeUndefined();
