@@ -2,8 +2,9 @@
 // `check`, which reports EVERY bad property at once, with its name and what is
 // allowed, before anything talks to the server.
 //
-// Values Pulumi does not know yet at preview arrive as the UNKNOWN sentinel
-// string; they are never validated (they are checked again once known).
+// Values not known yet at preview arrive as the UNKNOWN marker (translated from
+// the engine's by the glue); they are never validated (they are checked again
+// once known).
 import { z } from "zod";
 import { OsSchema, SUPPORTED_VERSIONS } from "../client/schemas";
 import type { Os } from "../client/schemas";
@@ -11,8 +12,12 @@ import { NO_ENDPOINT_HELP } from "./connection";
 import { derivedName, wasDerivedName } from "./derived-name";
 import type { ConnectionDefaults } from "./connection";
 
-/** The value Pulumi passes for an input that is not known yet (preview). */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+/**
+ * The lifecycle's marker for an input that is not known yet (preview). The
+ * glue translates the engine's own marker to this one and back
+ * (provider/resource/unknowns.ts): nothing here knows Pulumi's.
+ */
+export const UNKNOWN = "(not known until the deployment)";
 
 export function isUnknown(v: unknown): boolean {
   return v === UNKNOWN;

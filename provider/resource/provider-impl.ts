@@ -11,6 +11,7 @@ import type { GoPveQemuApi } from "../client/api";
 import * as lifecycle from "../lifecycle";
 import { engineReporter, flushEngineLog } from "./engine-log";
 import { readSettings, type ProviderSettings } from "./settings";
+import { fromEngine, toEngine } from "./unknowns";
 
 /** Keys the engine and the glue add to every property bag; never the lifecycle's business. */
 const PROVIDER_KEY = "__provider";
@@ -117,17 +118,19 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
 
 export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckResult> {
   const n = split(news);
-  const result = lifecycle.check(split(olds).props, n.props, {
+  const result = lifecycle.check(fromEngine(split(olds).props), fromEngine(n.props), {
     connectionDefaults: configured().connection,
     urn: n.urn,
   });
-  return { inputs: withKeys(result.inputs, news), failures: result.failures };
+  return { inputs: withKeys(toEngine(result.inputs), news), failures: result.failures };
 }
 
 export async function diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dynamic.DiffResult> {
   configured();
   const n = split(news);
-  const d = lifecycle.diff(id, split(olds).props as lifecycle.VmState, n.props as lifecycle.VmInputs, { urn: n.urn });
+  const d = lifecycle.diff(id, split(olds).props as lifecycle.VmState, fromEngine(n.props) as lifecycle.VmInputs, {
+    urn: n.urn,
+  });
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }
 
