@@ -42,6 +42,8 @@ export interface LostAt {
   ticket: InstallTicket;
   /** what happened to the stream, for messages */
   why: string;
+  /** what the follow says it follows, when it is not a lost stream (an interrupted create) */
+  headline?: string;
   cause: unknown;
 }
 
@@ -53,7 +55,7 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
   const capAt = t.lostAt + timingOf(ctx).followTimeoutMs;
   const watch = new Watch(job, at, t);
   ctx.reporter.warn(
-    `lost the install stream at ${t.step ? `step "${t.step}"` : "the start"} (${at.why.split("\n")[0]}); the server carries on without us: ` +
+    `${at.headline ?? `lost the install stream at ${t.step ? `step "${t.step}"` : "the start"}`} (${at.why.split("\n")[0]}); the server carries on without us: ` +
       `following VM ${watch.vmid ?? "(VMID not known yet)"} by asking the server, for up to ` +
       `${secs(Math.min(capAt, t.settleBy) - t.lostAt)} (the longest the remaining steps can take)`,
   );

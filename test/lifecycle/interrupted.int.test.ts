@@ -66,13 +66,26 @@ describe("a second create after an interrupted one", () => {
     );
   });
 
-  test("killed once the VM runs: taken over as it is", async () => {
+  test("killed once the VM runs: taken over once the server can no longer remove it", async () => {
     const inputs = declared(URN, { vmid: 151 });
     await killedAt(inputs, /VM strting/);
-    await h.sim.idle();
-    const { state } = await create(inputs, ctxFor(URN));
+    const clock = simClock(SPEED);
+    const { state } = await create(inputs, ctxFor(URN, { clock }));
     expect(h.sim.vms()).toHaveLength(1);
-    expect(state).toMatchObject({ vmid: 151, running: true });
+    expect(state).toMatchObject({ vmid: 151, running: true, installComplete: true });
+    // the SSH wait and the init script's bound, counted from the takeover
+    expect(clock.elapsed()).toBeGreaterThan(30 * 60_000);
+  });
+
+  test("killed once the VM runs, then its init script fails: the server removes it, nothing is recorded", async () => {
+    h.sim.addFault({ kind: "fail", op: "install", step: "SSH initialization" });
+    const inputs = declared(URN, { vmid: 152 });
+    await killedAt(inputs, /VM strting/);
+    const err = await create(inputs, ctxFor(URN)).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: CODES.installFailed });
+    expect((err as Error).message).toMatch(/created the VM and removed it again/);
+    await h.sim.idle();
+    expect(h.sim.vms()).toEqual([]);
   });
 
   test("another stack's VM of the same resource name is never adopted", async () => {
