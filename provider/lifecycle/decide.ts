@@ -241,8 +241,10 @@ export type Failure =
   | { kind: "cancelled" }
   /** the stream was lost (cut, silent, too long) while the server carries on */
   | { kind: "lost" }
-  /** the server ended the install without success (error event, bare message, close without completion) */
-  /** `reachedEnd`: the stream had shown the last step, whose end was lost or came after close */
+  /**
+   * the server ended the install without success (error event, bare message, close without
+   * completion); `reachedEnd`: the stream had shown the last step, whose end was lost or came after close
+   */
   | { kind: "ended"; step?: string; retryable: boolean; vmidTakenRace: boolean; reachedEnd: boolean }
   | { kind: "unexpected" };
 

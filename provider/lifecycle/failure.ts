@@ -52,6 +52,9 @@ export async function classify(job: InstallJob, err: unknown, progress: Progress
     default:
       // The recoverable SSH-key error with the stream ending right after it: the server goes on.
       if (err.shape === "error-event" && isRecoverableSshKeyError(err.step, err.serverMessage)) return { kind: "lost" };
+      // An in-band error frame (no step): the stream's own failure (a proxy's), not the server's;
+      // go-pve-qemu names a step in every error it sends, and carries on without a listener.
+      if (err.shape === "error-event" && err.step === undefined) return { kind: "lost" };
       return {
         kind: "ended",
         step: err.step,
@@ -101,15 +104,18 @@ export async function settleFailure(
 /** What happened to the stream, without the client's "install failed at step ..." (the install may well go on). */
 function streamLoss(err: unknown, redact: (s: string) => string): string {
   if (!(err instanceof OperationFailedError)) return errorText(err, redact);
+  if (err.shape === "error-event" && err.step !== undefined) {
+    return "the stream ended right after the error the server recovers from (no SSH key pair yet)";
+  }
   const what = LOSS_TEXT[err.shape] ?? "the stream ended";
-  return redact(err.serverMessage && err.shape !== "error-event" ? `${what}: ${err.serverMessage}` : what);
+  return redact(err.serverMessage ? `${what}: ${err.serverMessage}` : what);
 }
 
 const LOSS_TEXT: Partial<Record<string, string>> = {
   "connection-lost": "the connection ended before the stream closed",
   "idle-timeout": "the stream went silent for longer than the idle timeout",
   "overall-timeout": "the install took longer than the stream's overall timeout",
-  "error-event": "the stream ended right after the error the server recovers from (no SSH key pair yet)",
+  "error-event": "an error frame in the stream, not from the install",
 };
 
 async function look(job: InstallJob, vmid: number): Promise<{ seen: Seen; entry?: VmEntry; status?: string }> {
