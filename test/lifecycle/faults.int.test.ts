@@ -14,7 +14,7 @@
 // stream, the end comes within the bound the provider announced, in
 // simulated time.
 import { DEFAULT_TIMING, create, CODES, PartialError } from "../../provider/lifecycle";
-import type { VmInputs, VmState } from "../../provider/lifecycle";
+import type { Timing, VmInputs, VmState } from "../../provider/lifecycle";
 import { STEPS } from "../../simulator";
 import type { FaultRule, SimulatorOptions } from "../../simulator";
 import { SPEED, startHarness } from "./harness";
@@ -27,6 +27,7 @@ interface Case {
   pinned?: boolean;
   inputs?: Partial<Record<keyof VmInputs, unknown>>;
   sim?: SimulatorOptions;
+  timing?: Partial<Timing>;
 }
 interface Result {
   label: string;
@@ -59,7 +60,7 @@ async function runCase(c: Case): Promise<Result> {
   try {
     for (const rule of c.faults) h.sim.addFault(rule);
     const clock = simClock(SPEED);
-    const ctx = h.ctx({ clock, timing: TIMING });
+    const ctx = h.ctx({ clock, timing: { ...TIMING, ...c.timing } });
     let deadline: number | undefined;
     const warn = ctx.reporter.warn;
     ctx.reporter.warn = (msg: string) => {
@@ -269,6 +270,32 @@ describe("fault matrix: answers before any stream", () => {
       "pinned, JSON refusal 500": "error",
       "pinned, proxy 502 page": "error",
     });
+  });
+});
+
+describe("fault matrix: destroyOnCreateFailure after a lost stream", () => {
+  test("the VM the install left stopped is destroyed, nothing left; an unconfirmed one is never destroyed", async () => {
+    const results = await Promise.all([
+      runCase({
+        label: "left stopped",
+        faults: [{ kind: "drop", op: "install", step: "assigning IP" }, fail("starting VM")],
+        inputs: { destroyOnCreateFailure: true },
+      }),
+      runCase({
+        label: "completes",
+        faults: [{ kind: "drop", op: "install", step: "assigning IP" }],
+        inputs: { destroyOnCreateFailure: true },
+      }),
+      // The follow is cut short (5 simulated minutes) while the VM runs its init script.
+      runCase({
+        label: "unconfirmed",
+        pinned: true,
+        faults: [{ kind: "drop", op: "install", step: "SSH initialization" }],
+        inputs: { destroyOnCreateFailure: true },
+        timing: { followTimeoutMs: 5 * 60_000 },
+      }),
+    ]);
+    expectAll(results, { "left stopped": "error", completes: "ok", unconfirmed: "unconfirmed" });
   });
 });
 
