@@ -9,7 +9,7 @@ import type { LostInstall } from "./decide";
 import type { ResolvedConnection } from "./connection";
 import type { LifecycleContext } from "./context";
 import { destroyVm } from "./delete";
-import { LifecycleError, PartialCreateError } from "./errors";
+import { CODES, LifecycleError, PartialCreateError } from "./errors";
 import { SERVER_DEFAULTS, defaultUser } from "./inputs";
 import type { VmInputs } from "./inputs";
 import { diskFromList, memoryFromList } from "./listing";
@@ -182,6 +182,7 @@ export async function failWithVm(
     if (destroyError === undefined) {
       throw new LifecycleError(`${safe.join("; ")}; VM ${label} was destroyed (destroyOnCreateFailure)`, {
         cause: safeCause(cause, redact),
+        code: CODES.installFailed,
       });
     }
     safe.push(
