@@ -1,4 +1,4 @@
-// Quickstart: three VMs on a go-pve-qemu server.
+// Quickstart: four VMs on a go-pve-qemu server.
 //
 //   pulumi config set goPveQemu:endpoint http://<server>:8080
 //   pulumi up

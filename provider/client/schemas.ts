@@ -89,7 +89,8 @@ export type StepEvent = z.infer<typeof StepEventSchema>;
 export const BareMessageSchema = z.object({ message: z.string() }).strict();
 
 /**
- * An output frame in the style of seed 002 (`event: stdout` / `event: stderr`):
+ * An output frame of SSE services that stream command output (`event: stdout` / `event: stderr`, the
+ * `seed002-*` fixtures):
  * {"encoding":"base64"|"ascii","value":"..."}; other keys (spid, ...) are allowed.
  */
 export const OutputChunkSchema = z.object({

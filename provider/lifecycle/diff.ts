@@ -30,6 +30,11 @@
 //   gone before its successor exists.
 // - An UNKNOWN value (preview) is a change of that property, a replace for a
 //   replace property.
+// - A VM from an install that did not finish: a failed one (installComplete
+//   false) is replaced, like a tainted resource, since its initialisation may
+//   never have run; keepIncompleteInstall: true keeps it as it is. One whose
+//   outcome is not known yet (installState "unconfirmed") is an update, which
+//   settles it by asking the server.
 // - An imported VM (state.imported) has no version, user, password, key or
 //   triggers on record: those are not compared until the next update records them.
 import { endpointKey } from "./connection";
@@ -108,6 +113,10 @@ export function diff(id: string, olds: VmState, news: VmInputs, options: { urn?:
   updateIf("rebootTriggers", containsUnknown(news.rebootTriggers) || triggersChanged(old, news.rebootTriggers));
   updateIf("connection", connectionChanged(old, news.connection));
 
+  const install = installOutcome(olds);
+  if (install === "unconfirmed") update.push("installState");
+  else if (install === "failed" && news.keepIncompleteInstall !== true) replaces.push("installComplete");
+
   const pinsSameVmid = news.vmid !== undefined && (isUnknown(news.vmid) || news.vmid === old.vmid);
   if (news.adopt === true && replaces.length > 0) {
     // The replace would destroy the adopted VM first, and an adopting create cannot install a new one.
@@ -122,6 +131,17 @@ export function diff(id: string, olds: VmState, news: VmInputs, options: { urn?:
     deleteBeforeReplace: replaces.length > 0 && (pinsSameVmid || isDerivedName(news.name, options.urn, LIMITS.nameMax)),
     update,
   };
+}
+
+/**
+ * How the VM's install ended, from the stored state as it is (read before
+ * parsing: installState is kept by the create path and may be newer than this
+ * file's schema).
+ */
+function installOutcome(olds: VmState): "complete" | "failed" | "unconfirmed" {
+  const raw = olds as VmState & { installState?: unknown };
+  if (raw.installState === "unconfirmed") return "unconfirmed";
+  return raw.installComplete === false ? "failed" : "complete";
 }
 
 function normKey(key: string | undefined): string | undefined {

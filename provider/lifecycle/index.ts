@@ -4,6 +4,8 @@
 // errors).
 export { check, UNKNOWN, isUnknown, VmInputsSchema, INPUT_KEYS, LIMITS, SERVER_DEFAULTS, defaultUser } from "./inputs";
 export type { VmInputs, CheckFailure, CheckResult, CheckOptions, ConnectionInput } from "./inputs";
+export { ServerChecks } from "./server-checks";
+export type { ServerCheckOptions } from "./server-checks";
 export { VmStateSchema, parseState } from "./state";
 export type { VmState, Desired, Clamp } from "./state";
 export { diff } from "./diff";

@@ -130,6 +130,7 @@ const osList = OsSchema.options.join(", ");
 
 export const ConnectionInputSchema = z.object(
   {
+    /** Base URL, e.g. http://10.0.0.5:8080. Default: stack config goPveQemu:endpoint, else GO_PVE_QEMU_ENDPOINT. */
     endpoint: z
       .string({
         error: (iss) =>
@@ -140,8 +141,9 @@ export const ConnectionInputSchema = z.object(
           `connection.endpoint: ${show(iss.input)} is not an http(s) URL; give one such as http://10.0.0.5:8080`,
       })
       .optional(),
-    // The token is a secret: its value is never shown.
+    /** Bearer token for a server behind an authenticating proxy (secret; never shown). Default: goPveQemu:token, else GO_PVE_QEMU_TOKEN. */
     token: z.string({ error: "connection.token: must be a string (its value is not shown)" }).optional(),
+    /** Extra headers sent with every request (values never shown). */
     headers: z
       .record(
         z.string(),
@@ -151,6 +153,7 @@ export const ConnectionInputSchema = z.object(
         },
       )
       .optional(),
+    /** PEM CA certificate(s) to trust for an https endpoint. */
     caCert: z
       .string({
         error: (iss) =>
@@ -164,34 +167,47 @@ export const ConnectionInputSchema = z.object(
   { error: (iss) => `connection: ${show(iss.input)} is not an object; allowed keys endpoint, token, headers, caCert` },
 );
 
+// The JSDoc on each property is what editors show for `VmArgs` (derived from
+// this schema in provider/resource/vm.ts). Limits and allowed values are not
+// repeated here: they are in LIMITS and the schema, and the README's input
+// table is generated from them (scripts/input-table.ts).
 export const VmInputsSchema = z.object({
+  /** The operating system. Changing it replaces the VM. */
   os: z.enum(OsSchema.options, {
     error: (iss) =>
       iss.input === undefined
         ? `os: is required; allowed ${osList}`
         : `os: ${show(iss.input)} is not supported; allowed ${osList}`,
   }),
+  /** The OS version (e.g. "24.04" for ubuntu). Changing it replaces the VM. */
   version: z.string({
     error: (iss) =>
       iss.input === undefined
         ? 'version: is required (e.g. "24.04" for ubuntu)'
         : `version: ${show(iss.input)} is not a string`,
   }),
+  /** Name prefix; the server names the VM `<name>-<vmid>`. Changing it replaces the VM. */
   name: labelField(
     "name",
     LIMITS.nameMax,
     ` (the server appends "-<vmid>", and the whole name must fit a 63-character DNS label)`,
   ).optional(),
+  /** Pinned VMID, also the last octet of the VM's IP. Default: the server picks one. Changing it replaces the VM. */
   vmid: intField(
     "vmid",
     LIMITS.vmid.min,
     LIMITS.vmid.max,
     " (the VMID is also the last octet of the VM's IP)",
   ).optional(),
+  /** The Proxmox node to run on (checked against the cluster at preview). Changing it migrates the VM. */
   node: labelField("node", LIMITS.nodeMax, " (a Proxmox node name)").optional(),
+  /** vCPUs. Updated in place (the VM is shut down and started again). */
   cpu: intField("cpu", LIMITS.cpu.min, LIMITS.cpu.max).optional(),
+  /** Memory in MB. Updated in place. */
   memoryMb: intField("memoryMb", LIMITS.memoryMb.min, LIMITS.memoryMb.max).optional(),
+  /** Disk in GB. Grows in place; cannot shrink. */
   diskGb: intField("diskGb", LIMITS.diskGb.min, undefined).optional(),
+  /** Login user (default by OS). Changing it replaces the VM. */
   user: z
     .string({ error: (iss) => `user: ${show(iss.input)} is not a string` })
     .refine((s) => LINUX_USER.test(s) && s.length <= LIMITS.userMax, {
@@ -199,7 +215,7 @@ export const VmInputsSchema = z.object({
         `user: ${show(iss.input)} is not a valid Linux user name; use lowercase letters, digits, "_" and "-", starting with a letter or "_", at most ${LIMITS.userMax} characters`,
     })
     .optional(),
-  // The password is a secret: its value is never shown.
+  /** Login password (secret; its value is never shown). Default: a generated one, a secret output. Changing it replaces the VM. */
   password: z
     .string({ error: "password: must be a string (its value is not shown)" })
     .min(PASSWORD_MIN, {
@@ -207,13 +223,16 @@ export const VmInputsSchema = z.object({
     })
     .refine((s) => !CONTROL.test(s), { error: "password: must not contain newlines or control characters" })
     .optional(),
+  /** One OpenSSH public key line for the user. Changing it replaces the VM. */
   sshPublicKey: z
     .string({ error: (iss) => `sshPublicKey: ${show(iss.input)} is not a string` })
     .refine((s) => SSH_KEY.test(s.trim()), {
       error: 'sshPublicKey: is not one OpenSSH public key line; give e.g. "ssh-ed25519 AAAAC3... me@host"',
     })
     .optional(),
+  /** Desired power state (default true). */
   running: boolField("running").optional(),
+  /** Any change reboots a running VM. */
   rebootTriggers: z
     .array(
       z.string({
@@ -224,8 +243,15 @@ export const VmInputsSchema = z.object({
       },
     )
     .optional(),
+  /** Where and how to reach the server; the one a VM was created with is kept for refresh and delete. */
   connection: ConnectionInputSchema.optional(),
+  /** When an install fails after the VM was made: true destroys it at once; false (default) keeps it in state. */
   destroyOnCreateFailure: boolField("destroyOnCreateFailure").optional(),
+  /**
+   * Keep a VM whose install did not finish as it is. By default the next `up`
+   * replaces such a VM (its initialisation may never have run).
+   */
+  keepIncompleteInstall: boolField("keepIncompleteInstall").optional(),
   /** Take the existing VM with `vmid` under management instead of installing one (import by VMID). */
   adopt: boolField("adopt").optional(),
 });
@@ -250,9 +276,14 @@ export interface CheckResult {
 export interface CheckOptions {
   /** When given, a missing endpoint (no connection.endpoint and no default) is reported here, not at create. */
   connectionDefaults?: ConnectionDefaults;
+  /** Where the default endpoint comes from, for messages (e.g. "stack config goPveQemu:endpoint"). */
+  defaultEndpointSource?: string;
   /** The resource's URN: a NEW resource declared without `name` gets one derived from it (identity.ts). */
   urn?: string;
 }
+
+/** Names the Vm resource declares as outputs only; the glue passes them empty. */
+const OUTPUT_ONLY = new Set(["ip", "vmName"]);
 
 /**
  * Validates new inputs against the schema and against the old inputs (a disk
@@ -269,6 +300,14 @@ export function check(olds: unknown, news: unknown, options?: CheckOptions): Che
   for (const key of INPUT_KEYS) {
     const v = raw[key];
     if (v !== undefined && v !== null) inputs[key] = isRecord(v) ? dropNulls(v) : v;
+  }
+
+  // A property the resource does not have (a typo, JSON config) would be
+  // silently ignored and the VM get a default: refuse it.
+  for (const key of Object.keys(raw)) {
+    if ((INPUT_KEYS as string[]).includes(key) || OUTPUT_ONLY.has(key) || raw[key] === null || raw[key] === undefined)
+      continue;
+    failures.push({ property: key, reason: unknownPropertyReason(key) });
   }
 
   // Validate a copy without unknown values: they are checked once known.
@@ -323,6 +362,12 @@ export function check(olds: unknown, news: unknown, options?: CheckOptions): Che
       typeof options.connectionDefaults?.endpoint === "string" && options.connectionDefaults.endpoint !== "";
     if (!unknown && (own === undefined || own === "") && !hasDefault) {
       failures.push({ property: "connection.endpoint", reason: `connection.endpoint: ${NO_ENDPOINT_HELP}` });
+    } else if (!unknown && (own === undefined || own === "") && !isHttpUrl(options.connectionDefaults!.endpoint!)) {
+      const from = options.defaultEndpointSource ?? "the default endpoint";
+      failures.push({
+        property: "connection.endpoint",
+        reason: `connection.endpoint: ${from} is ${show(options.connectionDefaults!.endpoint)}, which is not an http(s) URL; give one such as http://10.0.0.5:8080`,
+      });
     }
   }
 
@@ -338,6 +383,13 @@ export function check(olds: unknown, news: unknown, options?: CheckOptions): Che
   }
 
   return { inputs: inputs as VmInputs, failures };
+}
+
+function unknownPropertyReason(key: string): string {
+  const lower = key.toLowerCase();
+  const near = INPUT_KEYS.find((k) => lower.startsWith(k.toLowerCase()) || k.toLowerCase().startsWith(lower));
+  const hint = near === undefined ? "" : ` (did you mean ${near}?)`;
+  return `${key}: is not an input of Vm${hint}; the inputs are ${INPUT_KEYS.join(", ")}`;
 }
 
 /** "cpu", "connection.endpoint"; list items and header names are reported as their list / object. */

@@ -5,6 +5,8 @@
 // reporter on the engine log, settings from stack config and the
 // environment), and turns partial failures into the error shape with which
 // the engine records a partially created or updated resource.
+// First: the Node.js version is checked before undici loads (it fails obscurely on 20).
+import "../node-version";
 import type * as pulumi from "@pulumi/pulumi";
 import { GoPveQemuClient } from "../client";
 import type { GoPveQemuApi } from "../client/api";
@@ -116,12 +118,33 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
   }
 }
 
+/** The checks that see every resource of the program and ask the server, for the settings they were made with. */
+let serverChecks: { for: ProviderSettings; checks: lifecycle.ServerChecks } | undefined;
+
+/**
+ * The inputs alone first (every bad property at once); when they are valid,
+ * what needs the other resources or the server (see lifecycle/server-checks).
+ */
 export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckResult> {
   const n = split(news);
+  const s = configured();
   const result = lifecycle.check(fromEngine(split(olds).props), fromEngine(n.props), {
-    connectionDefaults: configured().connection,
+    connectionDefaults: s.connection,
+    defaultEndpointSource: s.endpointSource,
     urn: n.urn,
   });
+  if (result.failures.length === 0) {
+    if (serverChecks?.for !== s) {
+      const checks = new lifecycle.ServerChecks({
+        client: clientFor,
+        connectionDefaults: s.connection,
+        ...s.serverChecks,
+      });
+      serverChecks = { for: s, checks };
+    }
+    const more = await finish(n.urn, serverChecks.checks.check(n.urn, result.inputs, engineReporter(n.urn)));
+    result.failures.push(...more);
+  }
   return { inputs: withKeys(toEngine(result.inputs), news), failures: result.failures };
 }
 

@@ -7,6 +7,8 @@ import type { ConnectionDefaults, Timing } from "../lifecycle";
 
 const NS = "goPveQemu";
 const Millis = z.coerce.number().int().positive();
+/** A preview waits at most this long for the server before it warns and goes on. */
+const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
 
 /** Timing keys of the lifecycle that stack config may override, in milliseconds. */
 const TIMING_KEYS = [
@@ -24,6 +26,14 @@ const TIMING_KEYS = [
 
 export interface ProviderSettings {
   connection: ConnectionDefaults;
+  /** Where connection.endpoint came from, for messages. */
+  endpointSource?: string;
+  /**
+   * Checks at preview that ask the server (node names, reachability):
+   * skipped when offline (goPveQemu:offline, else GO_PVE_QEMU_OFFLINE), each
+   * server call bounded by timeoutMs (goPveQemu:checkTimeoutMs).
+   */
+  serverChecks: { offline: boolean; timeoutMs: number };
   timing: Partial<Timing>;
   /** Stream liveness for every client: longest silence, longest operation. */
   stream: { idleTimeoutMs?: number; overallTimeoutMs?: number };
@@ -48,10 +58,30 @@ export function readSettings(get: (key: string) => unknown, env: NodeJS.ProcessE
     const v = millis(key);
     if (v !== undefined) timing[key] = v;
   }
+  const flag = (key: string, envName: string): boolean => {
+    const raw = text(key) ?? nonEmpty(env[envName]);
+    if (raw === undefined) return false;
+    const v = raw.trim().toLowerCase();
+    if (["true", "1", "yes"].includes(v)) return true;
+    if (["false", "0", "no"].includes(v)) return false;
+    throw new Error(`config ${NS}:${key} (or ${envName}): "${raw}" is not allowed; expected true or false`);
+  };
+  const configEndpoint = text("endpoint");
+  const envEndpoint = nonEmpty(env.GO_PVE_QEMU_ENDPOINT);
   return {
     connection: {
-      endpoint: text("endpoint") ?? nonEmpty(env.GO_PVE_QEMU_ENDPOINT),
+      endpoint: configEndpoint ?? envEndpoint,
       token: text("token") ?? nonEmpty(env.GO_PVE_QEMU_TOKEN),
+    },
+    endpointSource:
+      configEndpoint !== undefined
+        ? `stack config ${NS}:endpoint`
+        : envEndpoint !== undefined
+          ? "the environment variable GO_PVE_QEMU_ENDPOINT"
+          : undefined,
+    serverChecks: {
+      offline: flag("offline", "GO_PVE_QEMU_OFFLINE"),
+      timeoutMs: millis("checkTimeoutMs") ?? DEFAULT_CHECK_TIMEOUT_MS,
     },
     timing,
     stream: { idleTimeoutMs: millis("streamIdleTimeoutMs"), overallTimeoutMs: millis("streamOverallTimeoutMs") },

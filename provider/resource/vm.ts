@@ -2,57 +2,28 @@
 // marks secrets, and hands everything to the serialized provider; all
 // behaviour lives in the lifecycle functions.
 import * as pulumi from "@pulumi/pulumi";
+import type { ConnectionInput, VmInputs } from "../lifecycle/inputs";
 import { vmProvider } from "./serialized-provider";
 
-/** Where and how to reach the go-pve-qemu server. */
-export interface VmConnectionArgs {
-  /** Base URL, e.g. http://10.0.0.5:8080. Default: stack config goPveQemu:endpoint, else GO_PVE_QEMU_ENDPOINT. */
-  endpoint?: pulumi.Input<string>;
-  /** Bearer token for a server behind an authenticating proxy. Default: goPveQemu:token, else GO_PVE_QEMU_TOKEN. */
-  token?: pulumi.Input<string>;
-  /** Extra headers sent with every request. */
-  headers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-  /** PEM CA certificate(s) to trust for an https endpoint. */
-  caCert?: pulumi.Input<string>;
-}
+/**
+ * A plain input type made Pulumi inputs all the way down: every value may be
+ * an Input (a promise or an Output of another resource), list items and
+ * object fields too.
+ */
+export type Inputs<T> = T extends readonly (infer E)[]
+  ? pulumi.Input<Inputs<E>>[]
+  : T extends object
+    ? { [K in keyof T]: pulumi.Input<Inputs<Exclude<T[K], undefined>>> }
+    : T;
 
-export interface VmArgs {
-  /** debian, ubuntu or rockylinux. Changing it replaces the VM. */
-  os: pulumi.Input<"debian" | "ubuntu" | "rockylinux">;
-  /** debian 11/12/13, ubuntu 20.04/22.04/24.04, rockylinux 8/9/10. Changing it replaces the VM. */
-  version: pulumi.Input<string>;
-  /** Name prefix; the server names the VM `<name>-<vmid>`. Changing it replaces the VM. */
-  name?: pulumi.Input<string>;
-  /** Pinned VMID (100..254; also the IP's last octet). Default: the server picks one. Replaces. */
-  vmid?: pulumi.Input<number>;
-  /** Proxmox node to run on. Changing it migrates the VM. */
-  node?: pulumi.Input<string>;
-  /** vCPUs, 1..32 (default 2). Updated in place (the VM is shut down and started again). */
-  cpu?: pulumi.Input<number>;
-  /** Memory in MB, 512..32768 (default 2048). Updated in place. */
-  memoryMb?: pulumi.Input<number>;
-  /** Disk in GB, >= 16 (default 16). Grows in place; cannot shrink. */
-  diskGb?: pulumi.Input<number>;
-  /** Login user (default by OS). Replaces. */
-  user?: pulumi.Input<string>;
-  /** Login password (secret). Default: a generated strong password, returned as a secret output. Replaces. */
-  password?: pulumi.Input<string>;
-  /** SSH public key for the user. Replaces. */
-  sshPublicKey?: pulumi.Input<string>;
-  /** Desired power state (default true). */
-  running?: pulumi.Input<boolean>;
-  /** Any change reboots a running VM. */
-  rebootTriggers?: pulumi.Input<pulumi.Input<string>[]>;
-  /** Connection settings; the ones a VM was created with are kept for refresh and delete. */
-  connection?: pulumi.Input<VmConnectionArgs>;
-  /** When an install fails after the VM was made: true destroys it at once; false (default) keeps it in state for the next `up`. */
-  destroyOnCreateFailure?: pulumi.Input<boolean>;
-  /**
-   * Take the existing VM with `vmid` under management instead of installing one (import by VMID).
-   * Its os and name must match. Pulumi's `import` option cannot serve dynamic providers; this can.
-   */
-  adopt?: pulumi.Input<boolean>;
-}
+/** Where and how to reach the go-pve-qemu server (derived from the input schema's `connection`). */
+export type VmConnectionArgs = Inputs<ConnectionInput>;
+
+/**
+ * The inputs of a Vm, derived from the input schema (provider/lifecycle/inputs.ts),
+ * which `pulumi preview` checks them against. Allowed values: README, "The Vm resource".
+ */
+export type VmArgs = Inputs<VmInputs>;
 
 /** Type token of the resource: pulumi-nodejs:dynamic/goPveQemu:Vm. */
 const MODULE = "goPveQemu";

@@ -1,6 +1,7 @@
 // Failed installs through the real engine: every failure shape fails
 // `pulumi up` with the server's words, a VM that exists is always in state
-// (partially created), the next `up` reconciles it and destroy removes it.
+// (partially created), the next `up` replaces it (or, with
+// keepIncompleteInstall, reconciles it) and destroy removes it.
 import { newFleet, type Fleet } from "./harness";
 
 jest.setTimeout(300_000);
@@ -47,8 +48,9 @@ describe("an install that fails with an error event after the VM was made", () =
     expect(orphans(fleet)).toEqual([]);
   });
 
-  it("reconciles it on the next up, without a new VM", async () => {
+  it("with keepIncompleteInstall, reconciles it on the next up, without a new VM", async () => {
     const vmid = Number(fleet.resources().flaky!.id);
+    await fleet.setVms({ flaky: { os: "ubuntu", version: "22.04", name: "flaky", keepIncompleteInstall: true } });
     const result = await fleet.up();
     expect(result.summary.result).toBe("succeeded");
     expect(fleet.sim.vms().map((v) => v.vmid)).toEqual([vmid]);

@@ -217,4 +217,33 @@ describe("check", () => {
   test("inputs that are not an object", () => {
     expect(check({}, "x").failures[0]).toEqual({ property: "", reason: 'the inputs are "x", not an object' });
   });
+
+  test("a property the resource does not have is refused, with the known names", () => {
+    const r = reasons({ ...ok, cpus: 4, colour: "blue" });
+    expect(r.cpus).toMatch(
+      /^cpus: is not an input of Vm \(did you mean cpu\?\); the inputs are os, version, name, vmid/,
+    );
+    expect(r.cpus).toContain("keepIncompleteInstall, adopt");
+    expect(r.colour).toMatch(/^colour: is not an input of Vm; the inputs are os,/);
+    // an unknown property empty in value is not a property at all
+    expect(check({}, { ...ok, cpus: null }).failures).toEqual([]);
+  });
+
+  test("a malformed default endpoint is reported at check, naming where it came from", () => {
+    const r = check({}, ok, {
+      connectionDefaults: { endpoint: "10.0.0.5:8080" },
+      defaultEndpointSource: "stack config goPveQemu:endpoint",
+    });
+    expect(r.failures).toEqual([
+      {
+        property: "connection.endpoint",
+        reason:
+          'connection.endpoint: stack config goPveQemu:endpoint is "10.0.0.5:8080", which is not an http(s) URL; give one such as http://10.0.0.5:8080',
+      },
+    ]);
+    // the resource's own endpoint wins over a malformed default
+    const own = { ...ok, connection: { endpoint: "http://10.0.0.5:8080" } };
+    expect(check({}, own, { connectionDefaults: { endpoint: "nonsense" } }).failures).toEqual([]);
+    expect(check({}, ok, { connectionDefaults: { endpoint: "https://pve.example:8443/" } }).failures).toEqual([]);
+  });
 });

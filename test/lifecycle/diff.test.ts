@@ -254,3 +254,44 @@ describe("diff: imported and old states", () => {
     expect(r.update).toEqual(["cpu"]);
   });
 });
+
+describe("diff: a VM whose install did not finish", () => {
+  const failed = (desired: VmInputs) =>
+    stateOf(desired, { installComplete: false, installProblem: "SSH timeout", running: false });
+
+  test("a failed install is replaced on the next up, like a tainted resource", () => {
+    const r = d(failed(inputs()), inputs());
+    expect(r.changes).toBe(true);
+    expect(r.replaces).toEqual(["installComplete"]);
+    // no pinned VMID: the new VM is made first
+    expect(r.deleteBeforeReplace).toBe(false);
+  });
+
+  test("with a pinned VMID the failed VM is deleted first (the VMID is taken)", () => {
+    const r = d(failed(inputs({ vmid: 120 })), inputs({ vmid: 120 }));
+    expect(r).toMatchObject({ replaces: ["installComplete"], deleteBeforeReplace: true });
+  });
+
+  test("keepIncompleteInstall: true keeps it, and only real changes count", () => {
+    const kept = inputs({ keepIncompleteInstall: true });
+    expect(d(failed(inputs()), { ...kept, running: false })).toEqual(none);
+    expect(d(failed(inputs()), { ...kept, running: false, cpu: 4 })).toMatchObject({ replaces: [], update: ["cpu"] });
+  });
+
+  test("an install whose outcome is not known yet is an update that settles it, kept or not", () => {
+    const unconfirmed = { ...failed(inputs()), installState: "unconfirmed" } as VmState;
+    const expected = { changes: true, replaces: [], update: ["installState"] };
+    expect(d(unconfirmed, { ...inputs(), running: false })).toMatchObject(expected);
+    expect(d(unconfirmed, { ...inputs({ keepIncompleteInstall: true }), running: false })).toMatchObject(expected);
+  });
+
+  test("a complete install, or a state from before install states were kept, is no change", () => {
+    expect(d(stateOf(inputs()), inputs())).toEqual(none);
+    const { installComplete: _gone, ...older } = stateOf(inputs());
+    expect(d(older as VmState, inputs())).toEqual(none);
+  });
+
+  test("adopt with a failed install refuses the replace rather than destroy the adopted VM", () => {
+    expect(() => d(failed(inputs({ vmid: 120 })), inputs({ vmid: 120, adopt: true }))).toThrow(/adopt/);
+  });
+});

@@ -66,7 +66,7 @@ function stepEvent(ev: StepOperationEvent, id: string | undefined): StepOperatio
 }
 
 function decodeNamed(name: string, frame: Frame): OperationEvent {
-  // seed 002: stdout/stderr frames carry {"encoding":"base64"|"ascii","value":".."}.
+  // Output-streaming services (the `seed002-*` fixtures): stdout/stderr frames carry {"encoding":"base64"|"ascii","value":".."}.
   if (name === "stdout" || name === "stderr") {
     const text = outputText(frame.data);
     if (text !== undefined) {

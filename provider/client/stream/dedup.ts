@@ -1,4 +1,4 @@
-// Duplicate suppression by event id (seeds 002 and 004: a replay after a
+// Duplicate suppression by event id (the `seed002-*` and `seed004-*` fixtures: a replay after a
 // reconnect, or a relay that delivers twice, repeats frames with the same id).
 // go-pve-qemu sends no ids, so this costs nothing there. The window is bounded:
 // duplicates come from recent replays, and an endless stream must not grow it.

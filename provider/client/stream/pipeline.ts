@@ -93,7 +93,7 @@ export class OperationPipeline {
     if (this.outcome.closed) return; // the operation is over; later frames change nothing
     this.outcome.observe(ev);
     this.onEvent?.(ev);
-    // Seed 002: an id counts only once its frame is fully processed.
+    // As for the service of the `seed002-*` fixtures: an id counts only once its frame is fully processed.
     if (ev.id !== undefined) this.outcome.lastEventId = ev.id;
   }
 }

@@ -1,0 +1,53 @@
+// A Pulumi TypeScript project as a user would start it (the README's
+// "Using it in your own project"), and the machine's own Node.js.
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { ROOT } from "../../scripts/engine-env";
+
+const exec = promisify(execFile);
+
+/** The starter files of the README's "Using it in your own project", by name. */
+export function readmeStarter(): Record<string, string> {
+  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(
+    readme.indexOf("## Using it in your own project"),
+    readme.indexOf("## The `Vm` resource"),
+  );
+  const files: Record<string, string> = {};
+  for (const m of section.matchAll(/`([\w-]+\.[\w.]+)`(?: \([^)]*\))?:\n\n```\w+\n([\s\S]*?)```/g))
+    files[m[1]!] = m[2]!;
+  return files;
+}
+
+/**
+ * Writes the README's starter project into `<parent>/project` and returns that
+ * folder. package.json names `tarball`, and the @pulumi/pulumi this
+ * repository's engine is built from (the README's range allows it).
+ */
+export function userProject(parent: string, tarball: string): string {
+  const dir = path.join(parent, "project");
+  fs.mkdirSync(dir);
+  const files = readmeStarter();
+  const own = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
+  const pkg = JSON.parse(files["package.json"]!);
+  pkg.dependencies["go-pve-qemu-pulumi"] = `file:${tarball}`;
+  pkg.dependencies["@pulumi/pulumi"] = own.devDependencies["@pulumi/pulumi"];
+  files["package.json"] = JSON.stringify(pkg, null, 2);
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  return dir;
+}
+
+/** The first `node` on PATH outside any node_modules/.bin: the Node.js the machine itself runs. */
+export async function machineNode(): Promise<{ path: string; version: string }> {
+  const dirs = (process.env.PATH ?? "").split(path.delimiter).filter((d) => d !== "" && !d.includes("node_modules"));
+  for (const dir of dirs) {
+    const candidate = path.join(dir, "node");
+    if (!fs.existsSync(candidate)) continue;
+    const { stdout } = await exec(candidate, ["-p", "process.versions.node"]);
+    const version = stdout.trim();
+    return { path: candidate, version };
+  }
+  throw new Error(`no node on PATH outside node_modules: ${dirs.join(", ")}`);
+}

@@ -1,0 +1,37 @@
+// Settings of the preview checks: where the endpoint came from (for
+// messages), offline from stack config or the environment, the timeout.
+import { readSettings } from "../../provider/resource/settings";
+
+const from = (values: Record<string, string>) => (key: string) => values[key];
+
+describe("settings of the preview checks", () => {
+  test("defaults: ask the server, wait at most 5 s", () => {
+    expect(readSettings(from({}), {}).serverChecks).toEqual({ offline: false, timeoutMs: 5000 });
+  });
+
+  test("offline from stack config wins over the environment; both spell true and false several ways", () => {
+    expect(readSettings(from({ "goPveQemu:offline": "true" }), {}).serverChecks.offline).toBe(true);
+    expect(readSettings(from({}), { GO_PVE_QEMU_OFFLINE: "1" }).serverChecks.offline).toBe(true);
+    expect(
+      readSettings(from({ "goPveQemu:offline": "false" }), { GO_PVE_QEMU_OFFLINE: "yes" }).serverChecks.offline,
+    ).toBe(false);
+    expect(() => readSettings(from({ "goPveQemu:offline": "maybe" }), {})).toThrow(
+      'config goPveQemu:offline (or GO_PVE_QEMU_OFFLINE): "maybe" is not allowed; expected true or false',
+    );
+  });
+
+  test("checkTimeoutMs is a whole number of milliseconds", () => {
+    expect(readSettings(from({ "goPveQemu:checkTimeoutMs": "750" }), {}).serverChecks.timeoutMs).toBe(750);
+    expect(() => readSettings(from({ "goPveQemu:checkTimeoutMs": "0" }), {})).toThrow(/goPveQemu:checkTimeoutMs/);
+  });
+
+  test("the endpoint's source is named for messages", () => {
+    expect(readSettings(from({ "goPveQemu:endpoint": "x" }), { GO_PVE_QEMU_ENDPOINT: "y" }).endpointSource).toBe(
+      "stack config goPveQemu:endpoint",
+    );
+    expect(readSettings(from({}), { GO_PVE_QEMU_ENDPOINT: "y" }).endpointSource).toBe(
+      "the environment variable GO_PVE_QEMU_ENDPOINT",
+    );
+    expect(readSettings(from({}), {}).endpointSource).toBeUndefined();
+  });
+});
