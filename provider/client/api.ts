@@ -54,8 +54,13 @@ export interface InstallOptions extends StreamOptions {
 export interface RequestOptions {
   signal?: AbortSignal;
   /**
+<<<<<<< HEAD
+   * This call's answer timeout instead of the connection's requestTimeoutMs. For
+   * `shutdown`, which answers only once the guest is off (minutes on a real guest).
+=======
    * Per-call override of the connection's requestTimeoutMs: a `shutdown` is answered only
    * once the guest is off (`qm shutdown` waits), which can take minutes.
+>>>>>>> h1-sim
    */
   timeoutMs?: number;
 }
@@ -87,7 +92,7 @@ export interface GoPveQemuApi {
 
   /** POST /api/vm/:id/stop -> "ok" */
   stop(vmid: number, opts?: RequestOptions): Promise<void>;
-  /** POST /api/vm/:id/shutdown -> "ok" */
+  /** POST /api/vm/:id/shutdown -> "ok"; the real server answers only once the guest is off (pass timeoutMs). */
   shutdown(vmid: number, opts?: RequestOptions): Promise<void>;
   /** POST /api/vm/:id/destroy -> "ok" */
   destroy(vmid: number, opts?: RequestOptions): Promise<void>;

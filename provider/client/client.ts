@@ -165,7 +165,10 @@ export class GoPveQemuClient implements GoPveQemuApi {
     );
   }
 
-  /** stop / shutdown / destroy / set/cpu / set/memory / set/disk: 200 `ok` or an error status. */
+  /**
+   * stop / shutdown / destroy / set/cpu / set/memory / set/disk: 200 `ok` or an
+   * error status. `opts.timeoutMs` overrides the request timeout (shutdown waits for the guest).
+   */
   private async command(vmid: number, action: string, json: unknown, opts: RequestOptions): Promise<void> {
     const path = `/vm/${checkVmid(vmid)}/${action}`;
     const ctx = this.ctx("POST", path, vmid);

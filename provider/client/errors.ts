@@ -68,13 +68,19 @@ export class HttpStatusError extends GoPveQemuError {
   readonly code: ErrorCode = "GPQ_HTTP_STATUS";
   readonly status: number;
   readonly serverMessage: string;
-  constructor(status: number, serverMessage: string, ctx: ErrorContext) {
+  /**
+   * The body was a JSON error object (go-pve-qemu's `{"success":false,...}`): the server's own
+   * definite answer, not a proxy's page that says nothing of what happened behind it.
+   */
+  readonly json: boolean;
+  constructor(status: number, serverMessage: string, ctx: ErrorContext, json = false) {
     super(
       `${ctx.endpoint}${ctx.vmid !== undefined ? ` (VM ${ctx.vmid})` : ""} answered HTTP ${status}: ${serverMessage}`,
       ctx,
     );
     this.status = status;
     this.serverMessage = serverMessage;
+    this.json = json;
   }
 }
 

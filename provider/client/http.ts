@@ -25,7 +25,7 @@ export function requestHeaders(conn: Connection, accept: string, hasBody: boolea
   return headers;
 }
 
-/** A plain request: answer read whole within requestTimeoutMs; non-2xx -> HttpStatusError. */
+/** A plain request: answer read whole within requestTimeoutMs (or the call's timeoutMs); non-2xx -> HttpStatusError. */
 export async function requestPlain(
   conn: Connection,
   method: Method,
@@ -53,7 +53,12 @@ export async function requestPlain(
     throw transportError(err, conn, ctx, { user: opts.signal, timeout, timeoutMs });
   }
   if (answer.status < 200 || answer.status > 299) {
-    throw new HttpStatusError(answer.status, serverWords(answer.text, answer.contentType), ctx);
+    throw new HttpStatusError(
+      answer.status,
+      serverWords(answer.text, answer.contentType),
+      ctx,
+      isJsonObject(answer.text),
+    );
   }
   return answer;
 }
@@ -127,6 +132,16 @@ export function serverWords(text: string, contentType = ""): string {
   const sse = trimmed.indexOf("data: {");
   const words = sse > 0 ? trimmed.slice(0, sse).trim() : trimmed;
   return words === "" ? "(empty answer)" : limit(words);
+}
+
+/** The body is a JSON object (a server's error answer, as opposed to a proxy's page or text). */
+export function isJsonObject(text: string): boolean {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === "object" && !Array.isArray(v);
+  } catch {
+    return false;
+  }
 }
 
 function limit(s: string, max = 2000): string {

@@ -5,7 +5,7 @@
 import type { InstallOptions } from "./api";
 import type { Connection } from "./connection";
 import { HttpStatusError, OperationFailedError, ResponseShapeError, type ErrorContext } from "./errors";
-import { contentType, requestHeaders, serverWords, transportError } from "./http";
+import { contentType, isJsonObject, requestHeaders, serverWords, transportError } from "./http";
 import { Watchdog, type StopCause } from "./stream/liveness";
 import { readOperation } from "./stream/reader";
 import type { InstallFacts, InstallSuccess, OperationKind, OperationSuccess } from "./stream/types";
@@ -68,7 +68,7 @@ export async function runOperation(
     dog.touch();
     if (res.statusCode < 200 || res.statusCode > 299) {
       const text = await readSome(res.body, ERROR_BODY_MAX_BYTES);
-      throw new HttpStatusError(res.statusCode, serverWords(text, contentType(res)), ctx);
+      throw new HttpStatusError(res.statusCode, serverWords(text, contentType(res)), ctx, isJsonObject(text));
     }
     if (contentType(res).includes("application/json")) {
       // Not the server's stream (a proxy or another service answering): its words, not a parse.

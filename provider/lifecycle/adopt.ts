@@ -8,7 +8,7 @@
 // the declared inputs exactly as an update would.
 import { resolveConnection } from "./connection";
 import type { LifecycleContext } from "./context";
-import { LifecycleError } from "./errors";
+import { CODES, LifecycleError } from "./errors";
 import type { VmInputs } from "./inputs";
 import type { CreateResult } from "./outcome";
 import { vmLabel } from "./power";
@@ -18,23 +18,27 @@ import { update } from "./update";
 export async function adopt(inputs: VmInputs, ctx: LifecycleContext): Promise<CreateResult> {
   const vmid = inputs.vmid;
   if (vmid === undefined) {
-    throw new LifecycleError("adopt: needs vmid: the VM to adopt is the one with that VMID");
+    throw new LifecycleError("adopt: needs vmid: the VM to adopt is the one with that VMID", { code: CODES.adopt });
   }
   const conn = resolveConnection(inputs.connection, ctx.connectionDefaults);
   const found = await read(String(vmid), undefined, { ...ctx, connectionDefaults: conn });
   if (found === undefined) {
-    throw new LifecycleError(`adopt: there is no VM ${vmid} on ${conn.endpoint}; remove adopt to install one`);
+    throw new LifecycleError(`adopt: there is no VM ${vmid} on ${conn.endpoint}; remove adopt to install one`, {
+      code: CODES.adopt,
+    });
   }
   const label = vmLabel(vmid, found.state.vmName);
   // The VM's Proxmox tag is its OS ("" when it has none): a different OS is a different VM.
   if (found.state.os && found.state.os !== inputs.os) {
     throw new LifecycleError(
       `adopt: VM ${label} runs ${found.state.os}, not ${inputs.os}; declare os "${found.state.os}"`,
+      { code: CODES.adopt },
     );
   }
   if (inputs.name !== undefined && found.state.vmName !== `${inputs.name}-${vmid}`) {
     throw new LifecycleError(
       `adopt: VM ${vmid} is named ${JSON.stringify(found.state.vmName)}, not "${inputs.name}-${vmid}"; declare the name it has`,
+      { code: CODES.adopt },
     );
   }
   ctx.reporter.info(`adopting VM ${label} on ${conn.endpoint} instead of installing one`);

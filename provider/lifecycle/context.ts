@@ -3,7 +3,9 @@
 // connection defaults, timing, and a cancellation signal. Nothing here knows
 // Pulumi.
 import type { GoPveQemuApi } from "../client/api";
-import { LifecycleError } from "./errors";
+import { DEFAULT_OPEN_BOUNDS } from "../client/stream/wire";
+import type { OpenBounds } from "../client/stream/wire";
+import { CODES, LifecycleError } from "./errors";
 import type { ConnectionDefaults, ResolvedConnection } from "./connection";
 
 export type { ResolvedConnection, ConnectionDefaults, ConnectionSettings } from "./connection";
@@ -19,16 +21,31 @@ export interface Reporter {
 export interface Timing {
   /** Between two polls of list/status. */
   pollIntervalMs: number;
-  /** A graceful shutdown may take this long before we fall back to a hard stop. */
+  /**
+   * A graceful shutdown may take this long before we fall back to a hard stop.
+   * The real server's `shutdown` answers only once the guest is off (`qm
+   * shutdown` waits), and real guests take minutes: the default is 10 minutes.
+   */
   shutdownTimeoutMs: number;
   /** After a hard stop, how long until status must say `stopped`. */
   stopTimeoutMs: number;
   /**
-   * After the install stream was lost (dropped, silent), how long to keep
-   * asking the server for the VM. The server's own SSH waits take up to ~10
-   * minutes twice, so the default is generous.
+   * After a stream was lost, the longest it is followed by asking the server:
+   * an install, or a start, reboot or migration of an update. The follow ends
+   * sooner, as soon as the outcome is known or the remaining steps could no
+   * longer take longer (decide.ts, decide-operation.ts); this cap only matters
+   * when the bounds below are larger. When it ends an install's follow first,
+   * the VM is recorded as unconfirmed and the next refresh or up settles it.
    */
   followTimeoutMs: number;
+  /** Bound for the server's image download, which has no timeout of its own. */
+  imageDownloadBoundMs: number;
+  /** Bound for the server's SSH initialisation (the init script), which has no timeout. */
+  initScriptBoundMs: number;
+  /** Bound for the server's `qm migrate --with-local-disks` during an install. */
+  migrateBoundMs: number;
+  /** Bound for one of the server's `qm` / `pvesh` commands (none has a timeout). */
+  commandBoundMs: number;
   /** After a successful install or start, how long the list may lag behind. */
   confirmTimeoutMs: number;
   /** After destroy, how long until the VM must be gone from the list. */
@@ -37,9 +54,13 @@ export interface Timing {
 
 export const DEFAULT_TIMING: Timing = {
   pollIntervalMs: 2_000,
-  shutdownTimeoutMs: 180_000,
+  shutdownTimeoutMs: 600_000,
   stopTimeoutMs: 60_000,
-  followTimeoutMs: 25 * 60_000,
+  followTimeoutMs: 60 * 60_000,
+  imageDownloadBoundMs: DEFAULT_OPEN_BOUNDS.imageDownloadMs,
+  initScriptBoundMs: DEFAULT_OPEN_BOUNDS.initScriptMs,
+  migrateBoundMs: DEFAULT_OPEN_BOUNDS.migrateMs,
+  commandBoundMs: DEFAULT_OPEN_BOUNDS.commandMs,
   confirmTimeoutMs: 60_000,
   goneTimeoutMs: 120_000,
 };
@@ -52,22 +73,53 @@ export interface LifecycleContext {
   connectionDefaults?: ConnectionDefaults;
   timing?: Partial<Timing>;
   signal?: AbortSignal;
+  /**
+   * The resource's URN, from the glue. A resource declared without `name` gets a
+   * name derived from it (identity.ts), by which an interrupted create is found again.
+   */
+  urn?: string;
+  /** Time as the lifecycle sees it (deadlines, pauses between polls); the real clock when omitted. Tests inject a fake one. */
+  clock?: Clock;
+}
+
+/** Where the lifecycle reads the time and waits. */
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or rejects (LifecycleError "cancelled") when the signal fires. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+const REAL_CLOCK: Clock = { now: () => Date.now(), sleep: (ms, signal) => sleep(ms, signal) };
+
+export function clockOf(ctx: Pick<LifecycleContext, "clock">): Clock {
+  return ctx.clock ?? REAL_CLOCK;
 }
 
 export function timingOf(ctx: LifecycleContext): Timing {
   return { ...DEFAULT_TIMING, ...ctx.timing };
 }
 
+/** The configurable bounds of the server's steps that have no timeout of their own. */
+export function openBoundsOf(ctx: LifecycleContext): OpenBounds {
+  const t = timingOf(ctx);
+  return {
+    imageDownloadMs: t.imageDownloadBoundMs,
+    initScriptMs: t.initScriptBoundMs,
+    migrateMs: t.migrateBoundMs,
+    commandMs: t.commandBoundMs,
+  };
+}
+
 /** Resolves after `ms`, or rejects when the signal fires. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new LifecycleError("cancelled"));
+      reject(new LifecycleError("cancelled", { code: CODES.cancelled }));
       return;
     }
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(new LifecycleError("cancelled"));
+      reject(new LifecycleError("cancelled", { code: CODES.cancelled }));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);

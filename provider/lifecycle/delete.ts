@@ -5,13 +5,13 @@
 // VMID was reused after ours was removed by hand): it is left alone.
 import type { GoPveQemuApi } from "../client/api";
 import { HttpStatusError } from "../client/errors";
-import { resolveConnection } from "./connection";
-import { connectionSecrets } from "./connection";
+import { connectionSecrets, resolveConnection } from "./connection";
 import { timingOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { LifecycleError } from "./errors";
-import { findEntry, isDisabled, isPowerRefusal, RUNNING, seconds, stopAndWait, vmLabel, waitGone } from "./power";
-import { errorText, redactor } from "./redact";
+import { observe, observeFor } from "./observe";
+import { isPowerRefusal, seconds, stopAndWait, vmLabel, waitGone } from "./power";
+import { errorText, redactor, safeCause } from "./redact";
 import type { Redactor } from "./redact";
 import { parseState } from "./state";
 import type { VmState } from "./state";
@@ -36,41 +36,17 @@ export async function destroyVm(
   redact: Redactor,
   expectName?: string,
 ): Promise<"destroyed" | "gone" | "other"> {
-  const listFail = (err: unknown): LifecycleError =>
-    new LifecycleError(`could not list the server's VMs to delete VM ${label}: ${errorText(err, redact)}`, {
-      cause: err,
-    });
-  const entry = await findEntry(client, vmid, ctx.signal).catch((err: unknown) => {
-    throw listFail(err);
-  });
-  if (entry === undefined) return "gone";
-  if (isDisabled(entry)) throw new LifecycleError(disabledMessage(label));
-  if (expectName !== undefined && entry.name !== expectName) return "other";
-
-  let status: string | undefined;
-  try {
-    status = await client.status(vmid, { signal: ctx.signal });
-  } catch {
-    status = entry.running ? RUNNING : undefined;
-  }
-  if (status === RUNNING) {
+  const what = { endpoint: "the server", doing: `to delete VM ${label}`, redact };
+  const seen = await observeFor(client, vmid, { vmName: expectName }, what, ctx.signal);
+  if (!seen.listed) return "gone";
+  if (seen.disabled) throw new LifecycleError(disabledMessage(label));
+  if (!seen.nameMatches) return "other";
+  if (seen.running) {
     ctx.reporter.info(`stopping VM ${label} before destroying it`);
     await stopAndWait(client, vmid, label, ctx, redact);
   }
-
   ctx.reporter.info(`destroying VM ${label}`);
-  try {
-    await client.destroy(vmid, { signal: ctx.signal });
-  } catch (err) {
-    if (isPowerRefusal(err, true)) {
-      // It was started again in between: stop once more, then destroy.
-      await stopAndWait(client, vmid, label, ctx, redact);
-      await client.destroy(vmid, { signal: ctx.signal }).catch((again: unknown) => {
-        throw refusal(label, again, redact);
-      });
-    } else throw refusal(label, err, redact);
-  }
-
+  if ((await sendDestroy(client, vmid, label, ctx, redact)) === "gone") return "gone";
   const { goneTimeoutMs } = timingOf(ctx);
   if (!(await waitGone(client, vmid, goneTimeoutMs, ctx))) {
     throw new LifecycleError(
@@ -80,9 +56,59 @@ export async function destroyVm(
   return "destroyed";
 }
 
+/**
+ * destroy, once more after a stop when it was started again in between. The
+ * real server answers a VMID with no config (removed meanwhile) with the text
+ * of a failed `ssh` to an empty host: when the list confirms the VM is gone,
+ * that is "gone", not an error.
+ */
+async function sendDestroy(
+  client: GoPveQemuApi,
+  vmid: number,
+  label: string,
+  ctx: LifecycleContext,
+  redact: Redactor,
+): Promise<"sent" | "gone"> {
+  try {
+    await client.destroy(vmid, { signal: ctx.signal });
+    return "sent";
+  } catch (err) {
+    if (ctx.signal?.aborted) throw err;
+    if (isNoConfig(err) && (await confirmedGone(client, vmid, ctx))) return "gone";
+    if (!isPowerRefusal(err, true)) throw refusal(label, err, redact);
+  }
+  // It was started again in between: stop once more, then destroy.
+  await stopAndWait(client, vmid, label, ctx, redact);
+  try {
+    await client.destroy(vmid, { signal: ctx.signal });
+    return "sent";
+  } catch (again) {
+    if (ctx.signal?.aborted) throw again;
+    if (isNoConfig(again) && (await confirmedGone(client, vmid, ctx))) return "gone";
+    throw refusal(label, again, redact);
+  }
+}
+
+/** The server's words for a per-VM call on a VMID that has no config (it runs qm over ssh to no host). */
+function isNoConfig(err: unknown): boolean {
+  return (
+    err instanceof HttpStatusError &&
+    /Could not resolve hostname|Configuration file .* does not exist/i.test(err.serverMessage)
+  );
+}
+
+async function confirmedGone(client: GoPveQemuApi, vmid: number, ctx: LifecycleContext): Promise<boolean> {
+  try {
+    return !(await observe(client, vmid, { status: false }, ctx.signal)).listed;
+  } catch (err) {
+    if (ctx.signal?.aborted) throw err;
+    return false;
+  }
+}
+
 function refusal(label: string, err: unknown, redact: Redactor): LifecycleError {
   const said = err instanceof HttpStatusError ? redact(err.serverMessage.trim()) : errorText(err, redact);
-  return new LifecycleError(`the server refused to destroy VM ${label}: ${said}`, { cause: err });
+  return new LifecycleError(`the server refused to destroy VM ${label}: ${said}`, { cause: safeCause(err, redact) });
 }
 
 /** Pulumi's delete. Uses the connection the VM was created with. */

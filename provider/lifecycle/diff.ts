@@ -21,6 +21,13 @@
 // - delete-before-replace when the new VM pins the same VMID (or one not yet
 //   known): both cannot exist at once. A different pinned VMID, or none, is
 //   created first, then the old VM is deleted.
+// - delete-before-replace also when the new VM keeps this resource's derived
+//   name (identity.ts; the glue passes the URN): created first, the new VM's
+//   create would find the old VM carrying the same name and take it for its
+//   own interrupted create (and the delete would then remove it). Decided so
+//   rather than excluding the old VMID at create, because create is not told
+//   which VM the replace will delete. The cost: a replaced VM without a name is
+//   gone before its successor exists.
 // - An UNKNOWN value (preview) is a change of that property, a replace for a
 //   replace property.
 // - A VM from an install that did not finish: a failed one (installComplete
@@ -32,7 +39,8 @@
 //   triggers on record: those are not compared until the next update records them.
 import { endpointKey } from "./connection";
 import { LifecycleError } from "./errors";
-import { containsUnknown, isUnknown } from "./inputs";
+import { isDerivedName } from "./identity";
+import { LIMITS, containsUnknown, isUnknown } from "./inputs";
 import type { ConnectionInput, VmInputs } from "./inputs";
 import { nameFromVmName, parseState } from "./state";
 import type { VmState } from "./state";
@@ -47,7 +55,7 @@ export interface DiffResult {
   update: string[];
 }
 
-export function diff(id: string, olds: VmState, news: VmInputs): DiffResult {
+export function diff(id: string, olds: VmState, news: VmInputs, options: { urn?: string } = {}): DiffResult {
   const old = parseState(olds, id);
   const was = old.inputs ?? {};
   const imported = old.imported === true;
@@ -120,7 +128,7 @@ export function diff(id: string, olds: VmState, news: VmInputs): DiffResult {
   return {
     changes: replaces.length > 0 || update.length > 0,
     replaces,
-    deleteBeforeReplace: replaces.length > 0 && pinsSameVmid,
+    deleteBeforeReplace: replaces.length > 0 && (pinsSameVmid || isDerivedName(news.name, options.urn, LIMITS.nameMax)),
     update,
   };
 }

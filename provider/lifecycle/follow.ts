@@ -1,158 +1,216 @@
-// The install stream was lost (the connection dropped, went silent, or ran
-// past its overall timeout), but the server carries on without a listener
-// and there is no way to resume the stream. So the outcome is followed by
-// asking the server (list + status) for a bounded time:
-// - the VM appears and runs -> success (facts the stream never sent stay
-//   unknown: the IP is the assigned-IP fact when it came, the user is the
-//   requested one or the OS default);
-// - it appears but never runs within the window -> PartialCreateError;
-// - it appears and vanishes again -> the server cleaned up a failed install:
-//   plain error;
-// - it never appears -> plain error, no state.
+// The install stream was lost (cut, silent, too long, or an answer from
+// something between us and the server), but the server carries on without a
+// listener and a stream cannot be resumed. So the install is followed by
+// asking the server: observe (list + status) -> decide (decide.ts, from the
+// install's timeline: until when the server may still create the VM, start
+// it, or remove it again) -> record. The follow ends as soon as the verdict
+// is known, and at the latest when the remaining steps could no longer take
+// longer (or at followTimeoutMs, if that is shorter): then an existing VM is
+// recorded as unconfirmed for the next refresh or up to settle.
 //
 // When the stream broke before the server named the VMID (auto install), the
 // VM is recognised as the one new VM (not in the pre-install list, not
-// another in-flight install of this process) whose name fits `<name>-<vmid>`
-// (or `<vmid>`) and whose OS tag is ours or not set yet. More than one such
-// VM is ambiguous: they are named in the error, none is adopted.
-//
-// Until the VM appears, an auto install keeps holding the VMID gate: the
+// another in-flight install of this process) whose name is `<name>-<vmid>`
+// (with the derived name: this resource's) and whose OS tag is ours or not
+// set yet. Until it appears, an auto install keeps holding the VMID gate: the
 // server may still be about to create it with the VMID it picked.
-import type { InstallFacts } from "../client/stream/types";
 import type { VmEntry } from "../client/schemas";
-import { sleep, timingOf } from "./context";
+import type { InstallFacts } from "../client/stream/types";
+import type { Phase } from "../client/stream/wire";
+import { clockOf, openBoundsOf, timingOf } from "./context";
+import { advance, decideLost, phaseShown, secs, stoppedGrace, timelineOf } from "./decide";
+import type { FollowMemory, LostInstall, Seen, Verdict } from "./decide";
+import { CODES, LifecycleError } from "./errors";
+import { observe, powerWord } from "./observe";
 import { failWithVm, finishCreate } from "./outcome";
-import type { CreateResult, InstallJob } from "./outcome";
-import { LifecycleError } from "./errors";
-import { RUNNING, STOPPED, seconds, vmLabel } from "./power";
+import type { CreateResult, InstallJob, Sighting } from "./outcome";
+import { poll } from "./poll";
+import { vmLabel } from "./power";
 import { errorText } from "./redact";
+import { realName } from "./state";
 import type { InstallTicket } from "./vmid-lock";
 import { vmidsInFlight } from "./vmid-lock";
 
-export async function follow(
-  job: InstallJob,
-  facts: Partial<InstallFacts>,
-  before: Set<number>,
-  ticket: InstallTicket,
-  why: string,
-  cause: unknown,
-): Promise<CreateResult> {
-  const { ctx, client, inputs, redact } = job;
-  const timing = timingOf(ctx);
-  const deadline = Date.now() + timing.followTimeoutMs;
-  let vmid = facts.vmid ?? inputs.vmid;
-  ctx.reporter.warn(
-    `lost the install stream (${why.split("\n")[0]}); the server carries on without us: following VM ${vmid ?? "(VMID not known yet)"} ` +
-      `by asking the server for up to ${seconds(timing.followTimeoutMs)}`,
-  );
-
-  let entry: VmEntry | undefined;
-  let everSeen = false;
-  let status: string | undefined;
-  let ambiguous: VmEntry[] = [];
-  let lastError: string | undefined;
-  let cancelled = false;
-  for (let round = 1; ; round++) {
-    try {
-      const list = await client.list({ signal: ctx.signal });
-      if (vmid === undefined) {
-        const mine = candidates(job, list.vms, before);
-        if (mine.length === 1) {
-          vmid = mine[0]!.vmid;
-          ticket.vmidKnown(vmid);
-          ctx.reporter.info(`following: the new VM ${vmLabel(vmid, mine[0]!.name)} is the one this install made`);
-        } else ambiguous = mine;
-      }
-      entry = vmid === undefined ? undefined : list.vms.find((vm) => vm.vmid === vmid);
-      if (entry) {
-        if (!everSeen) {
-          everSeen = true;
-          ticket.created(); // it exists: the next auto install may start
-          ctx.reporter.info(`following: VM ${vmLabel(entry.vmid, entry.name)} exists on the server`);
-        }
-        status = await client
-          .status(entry.vmid, { signal: ctx.signal })
-          .catch(() => (entry!.running ? RUNNING : STOPPED));
-        if (status === RUNNING) break;
-      } else if (everSeen) {
-        throw new LifecycleError(
-          `the install of VM ${vmid} failed after the stream was lost: the server created the VM and removed it again ` +
-            `(it cleans up after a failed initialisation); nothing is left. Stream: ${why}`,
-          { cause },
-        );
-      }
-      lastError = undefined;
-    } catch (err) {
-      if (err instanceof LifecycleError && !ctx.signal?.aborted) throw err;
-      if (ctx.signal?.aborted) {
-        cancelled = true;
-        break;
-      }
-      lastError = errorText(err, redact);
-    }
-    if (Date.now() >= deadline) break;
-    ctx.reporter.debug(
-      `following: round ${round}: ${entry ? `VM ${entry.vmid} is ${status ?? "not readable"}` : "the VM is not listed yet"}` +
-        (lastError ? ` (last error: ${lastError})` : ""),
-    );
-    try {
-      await sleep(Math.min(timing.pollIntervalMs, Math.max(0, deadline - Date.now())), ctx.signal);
-    } catch {
-      cancelled = true;
-      break;
-    }
-  }
-
-  const seenFacts: Partial<InstallFacts> = { ...facts, vmid };
-  if (entry && status === RUNNING) {
-    ctx.reporter.warn(
-      `VM ${vmLabel(entry.vmid, entry.name)} exists and runs; the install's completion could not be observed (the stream was lost), so it is taken as done`,
-    );
-    return finishCreate(job, { facts: seenFacts, entry, status }, true);
-  }
-  if (entry) {
-    return failWithVm(
-      job,
-      { facts: seenFacts, entry, status },
-      [
-        `lost the install stream of VM ${vmLabel(entry.vmid, entry.name)} (${why.split("\n")[0]}); ` +
-          `the VM exists but was still ${status ?? "not readable"} ${cancelled ? "when cancelled" : `after following it for ${seconds(timing.followTimeoutMs)}`}`,
-      ],
-      cause,
-    );
-  }
-  if (cancelled && vmid !== undefined) {
-    // No time left to watch: keep the known VMID in state (a refresh drops it if it never appears).
-    return failWithVm(
-      job,
-      { facts: seenFacts },
-      [`the install of VM ${vmid} was cancelled while following it: ${why}`],
-      cause,
-    );
-  }
-  if (vmid === undefined && ambiguous.length > 1) {
-    throw new LifecycleError(
-      `lost the install stream before the server named the VMID, and ${ambiguous.length} new VMs could be this install's ` +
-        `(${ambiguous.map((vm) => vmLabel(vm.vmid, vm.name)).join(", ")}); none was adopted: check them on the server. Stream: ${why}`,
-      { cause },
-    );
-  }
-  throw new LifecycleError(
-    `lost the install stream, and VM ${vmid ?? "(VMID never named)"} did not appear on the server within ` +
-      `${seconds(timing.followTimeoutMs)}; nothing was recorded. If the server still creates it later, bring it under ` +
-      `Pulumi with \`pulumi import\` or remove it on the server. Stream: ${why}` +
-      (lastError ? ` (last error asking the server: ${lastError})` : ""),
-    { cause },
-  );
+/** Where the stream left the install. */
+export interface LostAt {
+  facts: Partial<InstallFacts>;
+  /** the last step the stream showed ("" before the first) */
+  step: string;
+  /** the phase the server had reached at least */
+  phase: Phase;
+  before: Set<number>;
+  ticket: InstallTicket;
+  /** what happened to the stream, for messages */
+  why: string;
+  /** what the follow says it follows, when it is not a lost stream (an interrupted create) */
+  headline?: string;
+  cause: unknown;
 }
 
-/** New VMs that could be this install's (see the header). */
-function candidates(job: InstallJob, vms: VmEntry[], before: Set<number>): VmEntry[] {
-  const others = vmidsInFlight(job.key);
-  return vms.filter((vm) => {
-    if (before.has(vm.vmid) || others.has(vm.vmid)) return false;
-    const nameFits = job.inputs.name ? vm.name === `${job.inputs.name}-${vm.vmid}` : vm.name === String(vm.vmid);
-    const osFits = vm.os === "" || vm.os === job.inputs.os;
-    return nameFits && osFits;
-  });
+export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult> {
+  const { ctx } = job;
+  const clock = clockOf(ctx);
+  const open = openBoundsOf(ctx);
+  const t = timelineOf({ step: at.step, phase: at.phase, lostAt: clock.now() }, open, job.inputs.node !== undefined);
+  const capAt = t.lostAt + timingOf(ctx).followTimeoutMs;
+  const watch = new Watch(job, at, t);
+  ctx.reporter.warn(
+    `${at.headline ?? `lost the install stream at ${t.step ? `step "${t.step}"` : "the start"}`} (${at.why.split("\n")[0]}); the server carries on without us: ` +
+      `following VM ${watch.vmid ?? "(VMID not known yet)"} by asking the server, for up to ` +
+      `${secs(Math.min(capAt, t.settleBy) - t.lostAt)} (the longest the remaining steps can take)`,
+  );
+  let verdict: Verdict;
+  try {
+    const result = await poll(ctx, {
+      probe: () => watch.round(capAt),
+      done: (v) => v.kind !== "follow",
+      timeoutMs: Math.min(capAt, t.settleBy) - t.lostAt + timingOf(ctx).pollIntervalMs,
+      onRound: (r) => ctx.reporter.debug(`following: round ${r.round}: ${r.value?.why ?? "no answer"}`),
+    });
+    verdict = result.reached ? result.value : await watch.round(Number.NEGATIVE_INFINITY);
+  } catch (err) {
+    if (!ctx.signal?.aborted) throw err;
+    verdict = watch.cancelled();
+  }
+  return record(job, at, watch, verdict, { ...watch.t, seen: watch.mem.seen });
+}
+
+/** What the follow has seen so far, and one round of observe -> decide. */
+class Watch {
+  vmid: number | undefined;
+  mem: FollowMemory = { seen: false };
+  entry: VmEntry | undefined;
+  status: string | undefined;
+
+  constructor(
+    private readonly job: InstallJob,
+    private readonly at: LostAt,
+    /** the install's timeline, tightened as the VM shows progress */
+    public t: LostInstall,
+  ) {
+    this.vmid = at.facts.vmid ?? job.inputs.vmid;
+  }
+
+  async round(capAt: number): Promise<Verdict> {
+    const seen = await this.look();
+    const now = clockOf(this.job.ctx).now();
+    const open = openBoundsOf(this.job.ctx);
+    if (seen.kind === "present") {
+      if (!this.mem.seen) this.firstSeen();
+      this.mem = { seen: true, stoppedSince: seen.running ? undefined : (this.mem.stoppedSince ?? now) };
+      this.t = advance(this.t, phaseShown(seen)!, now, open, this.job.inputs.node !== undefined);
+    }
+    const end = {
+      capAt: Math.min(capAt, this.t.settleBy),
+      vmidKnown: this.vmid !== undefined,
+      grace: stoppedGrace(open),
+    };
+    return decideLost(this.t, seen, this.mem, now, end);
+  }
+
+  private async look(): Promise<Seen> {
+    const { client, ctx } = this.job;
+    try {
+      if (this.vmid === undefined && !(await this.findVmid())) return { kind: "absent" };
+      const vmid = this.vmid!;
+      const o = await observe(client, vmid, { vmName: realName(this.job.inputs.name, vmid) }, ctx.signal);
+      this.entry = o.nameMatches ? o.entry : undefined;
+      if (!o.listed) return { kind: "absent" };
+      if (!o.nameMatches) return { kind: "other", name: o.entry!.name };
+      this.status = powerWord(o);
+      return { kind: "present", running: o.running === true, tagged: o.entry!.os !== "" };
+    } catch (err) {
+      if (ctx.signal?.aborted) throw err;
+      return { kind: "unreadable", error: errorText(err, this.job.redact) };
+    }
+  }
+
+  /** An auto install whose VMID the stream never named: the one new VM that can be this install's. */
+  private async findVmid(): Promise<boolean> {
+    const { client, ctx, inputs, key } = this.job;
+    const others = vmidsInFlight(key);
+    const list = await client.list({ signal: ctx.signal });
+    const mine = list.vms.filter(
+      (vm) =>
+        !this.at.before.has(vm.vmid) &&
+        !others.has(vm.vmid) &&
+        vm.name === realName(inputs.name, vm.vmid) &&
+        (vm.os === "" || vm.os === inputs.os),
+    );
+    if (mine.length > 1) {
+      throw new Error(
+        `${mine.length} new VMs could be this install's (${mine.map((vm) => vmLabel(vm.vmid, vm.name)).join(", ")})`,
+      );
+    }
+    if (mine.length === 0) return false;
+    this.vmid = mine[0]!.vmid;
+    this.at.ticket.vmidKnown(this.vmid);
+    return true;
+  }
+
+  private firstSeen(): void {
+    this.at.ticket.created(); // it exists: the next auto install may start
+    const name = this.entry?.name;
+    this.job.ctx.reporter.info(`following: VM ${vmLabel(this.vmid!, name)} exists on the server`);
+  }
+
+  cancelled(): Verdict {
+    if (this.vmid === undefined) return { kind: "failed", why: "the follow was cancelled before the VMID was known" };
+    return {
+      kind: "partial",
+      installState: "unconfirmed",
+      why: "the follow was cancelled; the server may still be installing it",
+    };
+  }
+
+  sighting(): Sighting {
+    return { facts: { ...this.at.facts, vmid: this.vmid }, entry: this.entry, status: this.status };
+  }
+}
+
+async function record(job: InstallJob, at: LostAt, watch: Watch, v: Verdict, t: LostInstall): Promise<CreateResult> {
+  const stream = at.why.split("\n")[0];
+  const label = watch.vmid === undefined ? "(VMID never named)" : vmLabel(watch.vmid, watch.entry?.name);
+  switch (v.kind) {
+    case "done":
+      if (v.inferred) {
+        job.ctx.reporter.warn(
+          `VM ${label}: ${v.why}; its completion was not seen (the stream was lost), so it is recorded as installed`,
+        );
+      }
+      return finishCreate(job, watch.sighting(), true);
+    case "partial":
+      return failWithVm(
+        job,
+        watch.sighting(),
+        [
+          `lost the install stream of VM ${label} at ${t.step ? `step "${t.step}"` : "the start"} (${stream}): ${v.why}`,
+        ],
+        at.cause,
+        v.installState === "unconfirmed" ? t : undefined,
+      );
+    case "unknown":
+      throw new LifecycleError(
+        `lost the install stream (${stream}), and ${v.why}; nothing was recorded. ${nextStep(job)}`,
+        { cause: at.cause, code: CODES.installUnknown },
+      );
+    default:
+      throw new LifecycleError(
+        `the install of VM ${label} failed after the stream was lost (${stream}): ${v.why}; nothing was recorded` +
+          // Never seen: should a step have outlasted its bound, the VM could still appear.
+          (watch.mem.seen ? "" : `. ${nextStep(job)}`),
+        {
+          cause: at.cause,
+          code: CODES.installFailed,
+        },
+      );
+  }
+}
+
+/** What to run next when a VM may still appear that state does not know. */
+function nextStep(job: InstallJob): string {
+  if (job.derived) {
+    return `If the server still creates it, the next \`pulumi up\` finds it by its name ("${job.inputs.name}-<vmid>") and adopts it.`;
+  }
+  return "If the server still creates it, declare it with its `vmid` and `adopt: true`, or remove it on the server.";
 }

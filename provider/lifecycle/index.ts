@@ -1,7 +1,7 @@
 // The lifecycle of a go-pve-qemu VM as plain async functions. Nothing here
 // knows Pulumi: the glue in provider/resource adapts these to a dynamic
-// provider (and turns PartialCreateError / PartialUpdateError into the
-// engine's partial-state errors).
+// provider (and turns every PartialError into the engine's partial-state
+// errors).
 export { check, UNKNOWN, isUnknown, VmInputsSchema, INPUT_KEYS, LIMITS, SERVER_DEFAULTS, defaultUser } from "./inputs";
 export type { VmInputs, CheckFailure, CheckResult, CheckOptions, ConnectionInput } from "./inputs";
 export { ServerChecks } from "./server-checks";
@@ -18,7 +18,13 @@ export { read } from "./read";
 export type { ReadResult } from "./read";
 export { update } from "./update";
 export { remove } from "./delete";
-export { PartialCreateError, PartialUpdateError, LifecycleError } from "./errors";
+export { PartialError, PartialCreateError, PartialUpdateError, LifecycleError, CODES } from "./errors";
+export type { ErrorCode } from "./errors";
+export { derivedName, isDerivedName } from "./identity";
+export { settle, LostInstallSchema } from "./decide";
+export { settleState, seenOf } from "./settle";
+export type { Settled } from "./settle";
+export type { LostInstall, Seen } from "./decide";
 export { DEFAULT_TIMING } from "./context";
 export type { Reporter, LifecycleContext, Timing } from "./context";
 export { resolveConnection, NO_ENDPOINT_HELP } from "./connection";

@@ -2,16 +2,22 @@
 // `check`, which reports EVERY bad property at once, with its name and what is
 // allowed, before anything talks to the server.
 //
-// Values Pulumi does not know yet at preview arrive as the UNKNOWN sentinel
-// string; they are never validated (they are checked again once known).
+// Values not known yet at preview arrive as the UNKNOWN marker (translated from
+// the engine's by the glue); they are never validated (they are checked again
+// once known).
 import { z } from "zod";
 import { OsSchema, SUPPORTED_VERSIONS } from "../client/schemas";
 import type { Os } from "../client/schemas";
 import { NO_ENDPOINT_HELP } from "./connection";
+import { derivedName, wasDerivedName } from "./derived-name";
 import type { ConnectionDefaults } from "./connection";
 
-/** The value Pulumi passes for an input that is not known yet (preview). */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+/**
+ * The lifecycle's marker for an input that is not known yet (preview). The
+ * glue translates the engine's own marker to this one and back
+ * (provider/resource/unknowns.ts): nothing here knows Pulumi's.
+ */
+export const UNKNOWN = "(not known until the deployment)";
 
 export function isUnknown(v: unknown): boolean {
   return v === UNKNOWN;
@@ -99,6 +105,9 @@ function labelField(prop: string, max: number, why: string) {
       error: (iss) => `${prop}: ${show(iss.input)} is not allowed; ${rule}`,
     });
 }
+
+/** Shorter passwords are refused: a short secret cannot be told from ordinary text, so logs could not mask it (redact.ts). */
+export const PASSWORD_MIN = 8;
 
 const LINUX_USER = /^[a-z_][a-z0-9_-]*$/;
 const SSH_KEY = /^[A-Za-z0-9@.-]+ [A-Za-z0-9+/]+={0,3}(?: [^\r\n]*)?$/;
@@ -209,7 +218,9 @@ export const VmInputsSchema = z.object({
   /** Login password (secret; its value is never shown). Default: a generated one, a secret output. Changing it replaces the VM. */
   password: z
     .string({ error: "password: must be a string (its value is not shown)" })
-    .min(1, { error: "password: must not be empty (omit it to get a generated one)" })
+    .min(PASSWORD_MIN, {
+      error: `password: must be at least ${PASSWORD_MIN} characters (omit it to get a generated one)`,
+    })
     .refine((s) => !CONTROL.test(s), { error: "password: must not contain newlines or control characters" })
     .optional(),
   /** One OpenSSH public key line for the user. Changing it replaces the VM. */
@@ -267,6 +278,8 @@ export interface CheckOptions {
   connectionDefaults?: ConnectionDefaults;
   /** Where the default endpoint comes from, for messages (e.g. "stack config goPveQemu:endpoint"). */
   defaultEndpointSource?: string;
+  /** The resource's URN: a NEW resource declared without `name` gets one derived from it (identity.ts). */
+  urn?: string;
 }
 
 /** Names the Vm resource declares as outputs only; the glue passes them empty. */
@@ -356,6 +369,17 @@ export function check(olds: unknown, news: unknown, options?: CheckOptions): Che
         reason: `connection.endpoint: ${from} is ${show(options.connectionDefaults!.endpoint)}, which is not an http(s) URL; give one such as http://10.0.0.5:8080`,
       });
     }
+  }
+
+  // No name: one derived from the URN (identity.ts) for a new resource, or one whose
+  // given name was removed (a replace either way); one that has it keeps it, even
+  // under a renamed stack. A resource recorded without a name keeps none (no replace
+  // on upgrade), and an adopting one keeps the name its VM has.
+  if (inputs.name === undefined && options?.urn && inputs.adopt !== true) {
+    const isNew = !isRecord(olds) || Object.keys(olds).length === 0;
+    const oldName = isRecord(olds) ? olds.name : undefined;
+    if (!isNew && wasDerivedName(oldName, options.urn, LIMITS.nameMax)) inputs.name = oldName as string;
+    else if (isNew || typeof oldName === "string") inputs.name = derivedName(options.urn, LIMITS.nameMax);
   }
 
   return { inputs: inputs as VmInputs, failures };

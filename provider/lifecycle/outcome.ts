@@ -5,10 +5,11 @@
 import type { GoPveQemuApi } from "../client/api";
 import type { InstallRequest, VmEntry } from "../client/schemas";
 import type { InstallFacts } from "../client/stream/types";
+import type { LostInstall } from "./decide";
 import type { ResolvedConnection } from "./connection";
 import type { LifecycleContext } from "./context";
 import { destroyVm } from "./delete";
-import { LifecycleError, PartialCreateError } from "./errors";
+import { CODES, LifecycleError, PartialCreateError } from "./errors";
 import { SERVER_DEFAULTS, defaultUser } from "./inputs";
 import type { VmInputs } from "./inputs";
 import { diskFromList, memoryFromList } from "./listing";
@@ -28,13 +29,16 @@ export interface InstallJob {
   inputs: VmInputs;
   conn: ResolvedConnection;
   client: GoPveQemuApi;
-  password: string;
+  /** undefined when not known (an interrupted create's generated password) */
+  password?: string;
   passwordGenerated: boolean;
   redact: Redactor;
   ctx: LifecycleContext;
   request: InstallRequest;
   /** endpoint key for the VMID gate */
   key: string;
+  /** the name is this resource's derived identity (identity.ts): VMs carrying it are this resource's */
+  derived: boolean;
 }
 
 /** What the server knows of the VM at some moment. */
@@ -86,7 +90,13 @@ export async function finishCreate(job: InstallJob, seen: Sighting, completed: b
 }
 
 /** A state true to what is known of the VM. */
-export function stateFrom(job: InstallJob, seen: Sighting, completed: boolean, problem?: string): VmState {
+export function stateFrom(
+  job: InstallJob,
+  seen: Sighting,
+  completed: boolean,
+  problem?: string,
+  lost?: LostInstall,
+): VmState {
   const { inputs, conn } = job;
   const facts = seen.facts;
   const vmid = facts.vmid ?? inputs.vmid;
@@ -135,6 +145,8 @@ export function stateFrom(job: InstallJob, seen: Sighting, completed: boolean, p
     disabled: entry && isDisabled(entry) ? true : undefined,
     installComplete: completed,
     installProblem: completed || problem === undefined ? undefined : problem.split("\n")[0],
+    installState: lost ? "unconfirmed" : undefined,
+    installLost: lost,
   });
 }
 
@@ -142,12 +154,24 @@ export function stateFrom(job: InstallJob, seen: Sighting, completed: boolean, p
  * A VM of ours exists but the create did not succeed: PartialCreateError, or
  * with destroyOnCreateFailure destroy it and throw a plain error.
  */
-export async function failWithVm(job: InstallJob, seen: Sighting, reasons: string[], cause?: unknown): Promise<never> {
+export async function failWithVm(
+  job: InstallJob,
+  seen: Sighting,
+  reasons: string[],
+  cause?: unknown,
+  lost?: LostInstall,
+): Promise<never> {
   const { ctx, redact } = job;
-  const state = stateFrom(job, seen, false, reasons.join("; "));
+  const state = stateFrom(job, seen, false, reasons.join("; "), lost);
   const label = vmLabel(state.vmid, state.vmName);
   const safe = reasons.map(redact);
-  if (job.inputs.destroyOnCreateFailure === true && seen.entry !== undefined) {
+  if (lost) {
+    // Not a failure (yet): destroyOnCreateFailure does not apply to an install that may succeed.
+    safe.push(
+      `VM ${label} is kept in state as unconfirmed (installState "unconfirmed", stream lost at ${lost.step ? `step "${lost.step}"` : "the start"}): ` +
+        "the next `pulumi up` or `pulumi refresh` settles it: recorded as installed once the server can no longer remove it, dropped from state if the server removed it",
+    );
+  } else if (job.inputs.destroyOnCreateFailure === true && seen.entry !== undefined) {
     ctx.reporter.warn(`destroyOnCreateFailure: destroying VM ${label}`);
     let destroyError: unknown;
     try {
@@ -158,6 +182,7 @@ export async function failWithVm(job: InstallJob, seen: Sighting, reasons: strin
     if (destroyError === undefined) {
       throw new LifecycleError(`${safe.join("; ")}; VM ${label} was destroyed (destroyOnCreateFailure)`, {
         cause: safeCause(cause, redact),
+        code: CODES.installFailed,
       });
     }
     safe.push(

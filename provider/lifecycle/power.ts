@@ -1,99 +1,65 @@
 // Power-state chores shared by create, update and delete: the server refuses
-// most calls unless the VM is in the right state, and shutdown/stop answer
-// before the VM has actually stopped, so every change is followed by polling
-// `status` until it says so.
+// most calls unless the VM is in the right state, so every change is
+// confirmed by watching the VM (observe.ts) until it says so.
+//
+// Shutdown: the real server's `shutdown` answers only once the guest is off
+// (`qm shutdown` waits; minutes for a real guest), while older servers or a
+// proxy may answer at once and the VM stops later. Both are served by one
+// rule: the request may take up to shutdownTimeoutMs (a progress line every
+// ~30 s meanwhile), then the VM is watched for the rest of that time; only
+// when the time is up (or the server says the graceful shutdown failed) is
+// the request abandoned and the VM stopped hard.
 import type { GoPveQemuApi } from "../client/api";
 import { HttpStatusError } from "../client/errors";
-import type { VmEntry } from "../client/schemas";
-import { sleep, timingOf } from "./context";
+import { clockOf, timingOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { LifecycleError } from "./errors";
+import { RUNNING, STOPPED, isDisabled, observe, powerWord } from "./observe";
+import { elapsed, poll, waitFor } from "./poll";
 import { errorText, safeCause } from "./redact";
 import type { Redactor } from "./redact";
 
-export const STOPPED = "stopped";
-export const RUNNING = "running";
+// create's outcome.ts reads these from here
+export { RUNNING, isDisabled };
 
-/** The list entry of this VMID, or undefined when the server does not list it. */
-export async function findEntry(
-  client: GoPveQemuApi,
-  vmid: number,
-  signal?: AbortSignal,
-): Promise<VmEntry | undefined> {
-  const list = await client.list({ signal });
-  return list.vms.find((vm) => vm.vmid === vmid);
-}
+/** How often a long wait says that it is still waiting. */
+const PROGRESS_EVERY_MS = 30_000;
+/** The client's own timeout for shutdown sits this much past ours, so ours (with its clear message) fires first. */
+const CLIENT_MARGIN_MS = 5_000;
 
 /**
- * findEntry for an operation on one VM: a list that fails becomes an error
- * that says where and what for (`to read VM web-101 (101)`).
+ * Watches the VM until its power word is `want` or the time is up. Errors in
+ * between (a busy server) are tolerated until the deadline; a cancellation is
+ * rethrown. Returns the last word seen.
  */
-export async function listedEntry(
-  client: GoPveQemuApi,
-  vmid: number,
-  what: { endpoint: string; doing: string },
-  redact: Redactor,
-  signal?: AbortSignal,
-): Promise<VmEntry | undefined> {
-  try {
-    return await findEntry(client, vmid, signal);
-  } catch (err) {
-    throw new LifecycleError(`could not list the VMs on ${what.endpoint} ${what.doing}: ${errorText(err, redact)}`, {
-      cause: safeCause(err, redact),
-    });
-  }
-}
-
-/** A VM in the server's disabled file shows node "-": it may not be controlled. */
-export function isDisabled(entry: Pick<VmEntry, "node">): boolean {
-  return entry.node === "-";
-}
-
-/**
- * Polls `status` until it says `want` or the time is up. Errors in between
- * (a busy server) are tolerated until the deadline. Returns the last word seen.
- */
-export async function waitForStatus(
+async function waitForStatus(
   client: GoPveQemuApi,
   vmid: number,
   want: string,
   timeoutMs: number,
   ctx: LifecycleContext,
 ): Promise<{ reached: boolean; last?: string }> {
-  const { pollIntervalMs } = timingOf(ctx);
-  const deadline = Date.now() + timeoutMs;
-  let last: string | undefined;
-  for (;;) {
-    try {
-      last = await powerState(client, vmid, ctx.signal);
-      if (last === want) return { reached: true, last };
-    } catch (err) {
-      if (ctx.signal?.aborted) throw err;
-      last = undefined;
-    }
-    if (Date.now() >= deadline) return { reached: false, last };
-    await sleep(Math.min(pollIntervalMs, Math.max(0, deadline - Date.now())), ctx.signal);
-  }
+  const result = await poll(ctx, {
+    probe: async (signal) => powerWord(await observe(client, vmid, {}, signal)),
+    done: (word) => word === want,
+    timeoutMs,
+  });
+  return result.reached ? { reached: true, last: result.value } : { reached: false, last: result.last };
 }
 
-/**
- * The power state word from `status`; when `status` cannot answer (on a real
- * cluster `qm status` only sees VMs of the main node), the list's running
- * flag ("running" / "stopped"). Undefined when the VM is not listed either.
- */
-export async function powerState(
+/** Watches the list until the VMID is gone. */
+export async function waitGone(
   client: GoPveQemuApi,
   vmid: number,
-  signal?: AbortSignal,
-): Promise<string | undefined> {
-  try {
-    return await client.status(vmid, { signal });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    const entry = await findEntry(client, vmid, signal);
-    if (entry === undefined) throw err;
-    return entry.running ? RUNNING : STOPPED;
-  }
+  timeoutMs: number,
+  ctx: LifecycleContext,
+): Promise<boolean> {
+  const result = await poll(ctx, {
+    probe: (signal) => observe(client, vmid, { status: false }, signal),
+    done: (seen) => !seen.listed,
+    timeoutMs,
+  });
+  return result.reached;
 }
 
 /** The server said the VM is not in the state the call needs ("VM is not running" / "VM is running"). */
@@ -102,10 +68,17 @@ export function isPowerRefusal(err: unknown, running: boolean): boolean {
   return running ? /VM is running/i.test(err.serverMessage) : /VM is not running/i.test(err.serverMessage);
 }
 
+/** How the shutdown request ended. */
+type Asked =
+  | { kind: "answered" }
+  | { kind: "already" }
+  | { kind: "no-answer" }
+  /** failed in a way that says nothing sure about the VM (5xx, connection lost) */
+  | { kind: "failed"; err: unknown };
+
 /**
- * Graceful shutdown, then wait for `stopped`; after the shutdown timeout a
- * hard stop. Resolves once status says stopped; a VM that is already stopped
- * is fine.
+ * Graceful shutdown, waiting until the VM is stopped; after shutdownTimeoutMs
+ * a hard stop. A VM that is already stopped is fine.
  */
 export async function shutdownAndWait(
   client: GoPveQemuApi,
@@ -114,23 +87,68 @@ export async function shutdownAndWait(
   ctx: LifecycleContext,
   redact: Redactor,
 ): Promise<"graceful" | "forced" | "already"> {
-  const timing = timingOf(ctx);
-  try {
-    await client.shutdown(vmid, { signal: ctx.signal });
-  } catch (err) {
-    if (isPowerRefusal(err, false)) return "already";
-    throw new LifecycleError(`could not shut down VM ${label}: ${errorText(err, redact)}`, { cause: err });
+  const { shutdownTimeoutMs } = timingOf(ctx);
+  const clock = clockOf(ctx);
+  const start = clock.now();
+  const asked = await askShutdown(client, vmid, label, ctx, redact);
+  if (asked.kind === "already") return "already";
+  let why: string;
+  if (asked.kind === "no-answer") {
+    why = "the shutdown request got no answer";
+  } else {
+    // Answered at once (older servers, proxies), or failed without a sure answer: watch the rest of the time.
+    if (asked.kind === "failed") {
+      ctx.reporter.warn(
+        `VM ${label}: the shutdown request failed (${errorText(asked.err, redact)}); watching whether the VM stops anyway`,
+      );
+    }
+    const left = Math.max(0, shutdownTimeoutMs - (clock.now() - start));
+    const waited = await waitForStatus(client, vmid, STOPPED, left, ctx);
+    if (waited.reached) return "graceful";
+    why = `status says ${waited.last ?? "nothing readable"}`;
   }
-  const waited = await waitForStatus(client, vmid, STOPPED, timing.shutdownTimeoutMs, ctx);
-  if (waited.reached) return "graceful";
-  ctx.reporter.warn(
-    `VM ${label} did not shut down within ${seconds(timing.shutdownTimeoutMs)} (status: ${waited.last ?? "unknown"}); stopping it hard`,
-  );
+  ctx.reporter.warn(`VM ${label} did not shut down within ${seconds(shutdownTimeoutMs)} (${why}); stopping it hard`);
   await stopAndWait(client, vmid, label, ctx, redact);
   return "forced";
 }
 
-/** Hard stop, then wait for `stopped`. */
+/** Sends `shutdown` and waits for its answer up to shutdownTimeoutMs, saying every ~30 s that it waits. */
+async function askShutdown(
+  client: GoPveQemuApi,
+  vmid: number,
+  label: string,
+  ctx: LifecycleContext,
+  redact: Redactor,
+): Promise<Asked> {
+  const { shutdownTimeoutMs } = timingOf(ctx);
+  const giveUp = new AbortController();
+  const signal = ctx.signal ? AbortSignal.any([ctx.signal, giveUp.signal]) : giveUp.signal;
+  const request = client.shutdown(vmid, { signal, timeoutMs: shutdownTimeoutMs + CLIENT_MARGIN_MS });
+  try {
+    const waited = await waitFor(ctx, request, {
+      timeoutMs: shutdownTimeoutMs,
+      tickMs: PROGRESS_EVERY_MS,
+      onTick: (ms) => ctx.reporter.info(`waiting for VM ${label} to shut down (${elapsed(ms)})`),
+    });
+    if (waited.settled) return { kind: "answered" };
+    giveUp.abort(); // the server's qm shutdown may carry on: the hard stop that follows wins either way
+    return { kind: "no-answer" };
+  } catch (err) {
+    if (ctx.signal?.aborted) throw err;
+    if (isPowerRefusal(err, false)) return { kind: "already" };
+    if (err instanceof HttpStatusError && err.status < 500) {
+      // A definite refusal (IP not allowed, disabled VM, bad request): stopping hard would be refused too.
+      throw new LifecycleError(`could not shut down VM ${label}: ${errorText(err, redact)}`, {
+        cause: safeCause(err, redact),
+      });
+    }
+    return { kind: "failed", err };
+  } finally {
+    giveUp.abort();
+  }
+}
+
+/** Hard stop, then wait until stopped. */
 export async function stopAndWait(
   client: GoPveQemuApi,
   vmid: number,
@@ -138,39 +156,22 @@ export async function stopAndWait(
   ctx: LifecycleContext,
   redact: Redactor,
 ): Promise<void> {
-  const timing = timingOf(ctx);
+  const { stopTimeoutMs } = timingOf(ctx);
   try {
-    await client.stop(vmid, { signal: ctx.signal });
+    await client.stop(vmid, { signal: ctx.signal, timeoutMs: stopTimeoutMs });
   } catch (err) {
+    if (ctx.signal?.aborted) throw err;
     if (!isPowerRefusal(err, false)) {
-      throw new LifecycleError(`could not stop VM ${label}: ${errorText(err, redact)}`, { cause: err });
+      throw new LifecycleError(`could not stop VM ${label}: ${errorText(err, redact)}`, {
+        cause: safeCause(err, redact),
+      });
     }
   }
-  const waited = await waitForStatus(client, vmid, STOPPED, timing.stopTimeoutMs, ctx);
+  const waited = await waitForStatus(client, vmid, STOPPED, stopTimeoutMs, ctx);
   if (!waited.reached) {
     throw new LifecycleError(
-      `VM ${label} was stopped but status still says ${waited.last ?? "nothing readable"} after ${seconds(timing.stopTimeoutMs)}`,
+      `VM ${label} was stopped but status still says ${waited.last ?? "nothing readable"} after ${seconds(stopTimeoutMs)}`,
     );
-  }
-}
-
-/** Polls the list until the VMID is gone. */
-export async function waitGone(
-  client: GoPveQemuApi,
-  vmid: number,
-  timeoutMs: number,
-  ctx: LifecycleContext,
-): Promise<boolean> {
-  const { pollIntervalMs } = timingOf(ctx);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await findEntry(client, vmid, ctx.signal)) === undefined) return true;
-    } catch (err) {
-      if (ctx.signal?.aborted) throw err;
-    }
-    if (Date.now() >= deadline) return false;
-    await sleep(Math.min(pollIntervalMs, Math.max(0, deadline - Date.now())), ctx.signal);
   }
 }
 

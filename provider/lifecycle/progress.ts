@@ -1,51 +1,26 @@
 // Turning the server's stream into progress lines for the user. The install
-// has a known sequence of steps (listed once, here), so its lines say
+// has a known sequence of steps (listed once, in the wire module), so its lines say
 // "step k of n". Step results (success / info / error) are info lines with
 // the server's `(N.NNs)` duration; the first line of each step says it began;
 // other processing lines and raw command output are debug lines. Everything
-// is redacted (the init script's output could echo secrets).
-import type { OperationEvent } from "../client/stream/types";
+// is redacted (the init script's output could echo secrets), and no line is
+// longer than MAX_LINE_CHARS (a 2 MB output line is cut and the cut counted).
+import type { OperationEvent, StepOperationEvent } from "../client/stream/types";
+import { INSTALL_STEPS, STEP, SSH_KEY_MISSING, isRecoverableSshKeyError } from "../client/stream/wire";
+import type { InstallStep } from "../client/stream/wire";
 import type { Reporter } from "./context";
 import type { Redactor } from "./redact";
 
-export interface InstallStep {
-  /** the server's step name */
-  name: string;
-  /** other step names that belong to the same step (alternatives, sub-steps, output) */
-  aliases?: readonly string[];
-  /** only present when the install was asked to place the VM on a node */
-  onlyWithNode?: boolean;
+export { INSTALL_STEPS };
+export type { InstallStep };
+
+/** The longest line one event may put in the log; the rest is cut and counted. */
+export const MAX_LINE_CHARS = 4096;
+
+/** A line cut to MAX_LINE_CHARS, saying how much was cut. */
+export function capLine(text: string, max = MAX_LINE_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}… [${text.length - max} more characters not shown]` : text;
 }
-
-/** The install's steps, in the server's order (go-pve-qemu service/install.go). */
-export const INSTALL_STEPS: readonly InstallStep[] = [
-  { name: "preparation > checking VMID" },
-  { name: "preparation > assigning IP" },
-  { name: "preparation > validating CPU and RAM" },
-  { name: "preparation > validating disk size" },
-  { name: "preparation > setting default config values" },
-  { name: "preparation > checking storage pool" },
-  { name: "OS preparation > getting OS image" },
-  { name: "OS preparation > validating OS image URL" },
-  { name: "OS preparation > downloading OS image", aliases: ["OS preparation > using OS image"] },
-  { name: "SSH preparation > checking SSH key", aliases: ["SSH preparation > creating SSH key"] },
-  { name: "VM creation > creating VM" },
-  { name: "VM creation > importing disk image" },
-  { name: "VM initialization > initializing configuration" },
-  { name: "VM initialization > migrating VM", aliases: ["migrating"], onlyWithNode: true },
-  { name: "VM initialization > waiting for ready" },
-  { name: "VM initialization > SSH initialization", aliases: ["SSH initialization"] },
-  { name: "VM initialization > rebooting VM" },
-  { name: "VM initialization > finalizing" },
-];
-
-/** The step whose "no key pair" error the server recovers from. */
-export const SSH_KEY_STEP = "SSH preparation > checking SSH key";
-/** Where a fresh server makes its SSH key pair (on its first install). */
-export const SSH_KEY_CREATE_STEP = "SSH preparation > creating SSH key";
-
-/** The step after which the VMID is taken on the server. */
-export const CREATING_VM_STEP = "VM creation > creating VM";
 
 /** The steps of one install (the migration step only when a node was given). */
 export function installSteps(withNode: boolean): InstallStep[] {
@@ -68,47 +43,75 @@ export function installProgress(
   redact: Redactor,
   withNode: boolean,
 ): (event: OperationEvent) => void {
-  const steps = installSteps(withNode);
-  const n = steps.length;
-  const indexOf = (name: string): number => steps.findIndex((s) => s.name === name || s.aliases?.includes(name));
-  let current = -1;
-  const begun = new Set<number>();
-  const where = (): string => (current >= 0 ? `[${current + 1}/${n}] ${steps[current]?.name}` : "[start]");
-
+  const clean = (text: string): string => capLine(redact(text));
+  const steps = new StepCounter(installSteps(withNode));
+  let sshKeyMissing = false;
+  const onStep = (event: StepOperationEvent): void => {
+    const { idx, label } = steps.at(event.step);
+    const { text, duration } = splitMessage(clean(event.message));
+    if (event.status === "error" && isRecoverableSshKeyError(event.step, event.message)) {
+      // Not a failure yet: the server goes on to create a key pair (said once it has).
+      sshKeyMissing = true;
+      reporter.debug(`install ${label}: ${text}`);
+      return;
+    }
+    if (sshKeyMissing && event.step === STEP.sshKeyCreate && event.status === "success") {
+      sshKeyMissing = false;
+      reporter.warn(
+        `install ${label}: recovered - the server had no SSH key pair ("${SSH_KEY_MISSING}") and created one`,
+      );
+    }
+    if (event.status === "processing") {
+      if (steps.begin(idx)) reporter.info(`install ${label}: ${text}`);
+      else reporter.debug(`install ${label}: ${text}`);
+      return;
+    }
+    steps.begin(idx);
+    const line = `install ${label}: ${event.status}${duration ? ` ${duration}` : ""}${text ? ` - ${text}` : ""}`;
+    if (event.status === "error") reporter.warn(line);
+    else reporter.info(line);
+  };
   return guarded((event) => {
     switch (event.kind) {
-      case "step": {
-        const idx = event.step === "" ? -1 : indexOf(event.step);
-        if (idx >= 0) current = idx;
-        const label = idx >= 0 || event.step === "" ? where() : `${where()} (${event.step})`;
-        const { text, duration } = splitMessage(redact(event.message));
-        if (event.status === "processing") {
-          if (idx >= 0 && !begun.has(idx)) {
-            begun.add(idx);
-            reporter.info(`install ${label}: ${text}`);
-          } else reporter.debug(`install ${label}: ${text}`);
-          return;
-        }
-        if (idx >= 0) begun.add(idx);
-        const line = `install ${label}: ${event.status}${duration ? ` ${duration}` : ""}${text ? ` - ${text}` : ""}`;
-        if (event.status === "error") reporter.warn(line);
-        else reporter.info(line);
-        return;
-      }
+      case "step":
+        return onStep(event);
       case "raw":
-        reporter.debug(`install ${where()} | ${redact(event.text)}`);
-        return;
+        return reporter.debug(`install ${steps.where()} | ${clean(event.text)}`);
       case "bare":
-        reporter.warn(`install: the server refused: ${redact(event.message)}`);
-        return;
+        return reporter.warn(`install: the server refused: ${clean(event.message)}`);
       case "close":
-        reporter.debug("install: stream closed");
-        return;
+        return reporter.debug("install: stream closed");
       case "other":
-        reporter.debug(`install: (${event.event})`);
-        return;
+        return reporter.debug(`install: (${event.event})`);
     }
   });
+}
+
+/** Which of the n steps the install is at, for "[k/n] name" labels. */
+class StepCounter {
+  private current = -1;
+  private readonly begun = new Set<number>();
+  constructor(private readonly steps: InstallStep[]) {}
+
+  where(): string {
+    return this.current >= 0
+      ? `[${this.current + 1}/${this.steps.length}] ${this.steps[this.current]?.name}`
+      : "[start]";
+  }
+
+  /** The step's index (-1 when unknown) and its label; a known step becomes the current one. */
+  at(step: string): { idx: number; label: string } {
+    const idx = step === "" ? -1 : this.steps.findIndex((s) => s.name === step || s.aliases?.includes(step));
+    if (idx >= 0) this.current = idx;
+    return { idx, label: idx >= 0 || step === "" ? this.where() : `${this.where()} (${step})` };
+  }
+
+  /** Marks the step begun; true the first time. */
+  begin(idx: number): boolean {
+    if (idx < 0 || this.begun.has(idx)) return false;
+    this.begun.add(idx);
+    return true;
+  }
 }
 
 /** A reporter that throws must not break the stream it reports on: progress is best effort. */
@@ -131,7 +134,7 @@ export function streamProgress(
   return guarded((event) => {
     switch (event.kind) {
       case "step": {
-        const { text, duration } = splitMessage(redact(event.message));
+        const { text, duration } = splitMessage(capLine(redact(event.message)));
         const line = `${operation} ${event.step}: ${event.status}${duration ? ` ${duration}` : ""}${text ? ` - ${text}` : ""}`;
         if (event.status === "processing") reporter.debug(line);
         else if (event.status === "error") reporter.warn(line);
@@ -139,10 +142,10 @@ export function streamProgress(
         return;
       }
       case "raw":
-        reporter.debug(`${operation} | ${redact(event.text)}`);
+        reporter.debug(`${operation} | ${capLine(redact(event.text))}`);
         return;
       case "bare":
-        reporter.warn(`${operation}: the server refused: ${redact(event.message)}`);
+        reporter.warn(`${operation}: the server refused: ${capLine(redact(event.message))}`);
         return;
       default:
         return;

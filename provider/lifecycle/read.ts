@@ -16,15 +16,15 @@
 //   update records what the program says. The IP is unknown too (it depends
 //   on the server's gateway). The connection comes from the defaults.
 import { OsSchema } from "../client/schemas";
-import type { GoPveQemuApi } from "../client/api";
-import type { VmEntry } from "../client/schemas";
 import { connectionSecrets, resolveConnection } from "./connection";
 import type { LifecycleContext } from "./context";
 import { LifecycleError } from "./errors";
 import type { VmInputs } from "./inputs";
-import { diskFromList, memoryFromList } from "./listing";
-import { RUNNING, isDisabled, listedEntry, vmLabel } from "./power";
+import { observeFor, observedFields } from "./observe";
+import type { Observation } from "./observe";
+import { vmLabel } from "./power";
 import { redactor } from "./redact";
+import { settleInstall } from "./settle-install";
 import { dropUndefined, nameFromVmName, parseState, vmidFromId } from "./state";
 import type { Desired, VmState } from "./state";
 
@@ -48,112 +48,78 @@ export async function read(
   }
   const prior = importing ? undefined : parseState(olds, id);
   const conn = prior?.connection ?? resolveConnection(undefined, ctx.connectionDefaults);
-  const client = ctx.client(conn);
   const redact = redactor([prior?.password, ...connectionSecrets(conn)]);
   const label = vmLabel(vmid, prior?.vmName);
 
-  const entry = await listedEntry(
-    client,
-    vmid,
-    { endpoint: conn.endpoint, doing: `to read VM ${label}` },
-    redact,
-    ctx.signal,
-  );
-  if (entry === undefined) {
+  const what = { endpoint: conn.endpoint, doing: `to read VM ${label}`, redact };
+  const seen = await observeFor(ctx.client(conn), vmid, { vmName: prior?.vmName }, what, ctx.signal);
+  if (!seen.listed) {
     ctx.reporter.info(`VM ${label} no longer exists on ${conn.endpoint}`);
     return undefined;
   }
-  const disabled = isDisabled(entry);
-  if (!disabled && prior?.vmName !== undefined && entry.name !== prior.vmName) {
+  if (!seen.nameMatches) {
     ctx.reporter.warn(
-      `VMID ${vmid} on ${conn.endpoint} now belongs to a VM named ${JSON.stringify(entry.name)}, not ${JSON.stringify(prior.vmName)}: ` +
+      `VMID ${vmid} on ${conn.endpoint} now belongs to a VM named ${JSON.stringify(seen.entry?.name)}, not ${JSON.stringify(prior?.vmName)}: ` +
         "this resource's VM is gone (its VMID was reused); the other VM is left alone",
     );
     return undefined;
   }
-  if (disabled) {
+  if (seen.disabled) {
     ctx.reporter.warn(
       `VM ${label} is in the server's disabled list (.go_qemu_disabled; it lists with node "-"): the server refuses to control it, ` +
         "and it reports no cpu, memory, disk or node for it; the last known values are kept",
     );
   }
-
-  const status = disabled ? undefined : await readStatus(client, vmid, ctx.signal);
-  const running = status !== undefined ? status === RUNNING : disabled ? prior?.running : entry.running;
-
-  if (prior === undefined) return imported(vmid, entry, running, conn, ctx);
+  if (prior === undefined) return imported(vmid, seen, conn, ctx);
 
   const next: VmState = dropUndefined({
     ...prior,
-    vmName: disabled ? prior.vmName : entry.name,
-    os: validOs(entry.os) ?? prior.os,
-    node: disabled ? prior.node : entry.node,
-    cpu: disabled ? prior.cpu : entry.cpu,
-    memoryMb: disabled ? prior.memoryMb : memoryFromList(entry.memory, prior.memoryMb),
-    diskGb: disabled ? prior.diskGb : diskFromList(entry.disk, prior.diskGb),
-    running,
+    ...observedFields(seen, prior),
+    os: validOs(seen.entry?.os) ?? prior.os,
     connection: conn,
-    disabled: disabled ? true : undefined,
   });
   reportDrift(prior, next, label, ctx);
-  return { id: String(vmid), state: next };
+  const settled = settleInstall(next, seen, ctx, label);
+  return settled === undefined ? undefined : { id: String(vmid), state: dropUndefined(settled) };
 }
 
-/** The power state word, or undefined when the server cannot say (the list's flag is used then). */
-async function readStatus(client: GoPveQemuApi, vmid: number, signal?: AbortSignal): Promise<string | undefined> {
-  try {
-    return await client.status(vmid, { signal });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    return undefined;
-  }
+function validOs(os: string | undefined): VmState["os"] {
+  return os !== undefined && OsSchema.safeParse(os).success ? os : undefined;
 }
 
-function validOs(os: string): VmState["os"] {
-  return OsSchema.safeParse(os).success ? os : undefined;
-}
-
-function imported(
-  vmid: number,
-  entry: VmEntry,
-  running: boolean | undefined,
-  conn: VmState["connection"],
-  ctx: LifecycleContext,
-): ReadResult {
-  const disabled = isDisabled(entry);
+function imported(vmid: number, seen: Observation, conn: VmState["connection"], ctx: LifecycleContext): ReadResult {
+  const entry = seen.entry!;
   const os = validOs(entry.os);
-  const name = nameFromVmName(entry.name, vmid);
+  const real = observedFields(seen, {});
   const desired: Desired = dropUndefined({
     os,
-    name,
+    name: nameFromVmName(entry.name, vmid),
     vmid,
-    node: disabled ? undefined : entry.node,
-    cpu: disabled ? undefined : entry.cpu,
-    memoryMb: disabled ? undefined : entry.memory * 1024,
-    diskGb: disabled ? undefined : entry.disk,
-    running,
+    node: real.node,
+    cpu: real.cpu,
+    memoryMb: real.memoryMb,
+    diskGb: real.diskGb,
+    running: real.running,
   });
   const state: VmState = dropUndefined({
     vmid,
     vmName: entry.name,
     os,
-    node: desired.node,
-    cpu: desired.cpu,
-    memoryMb: desired.memoryMb,
-    diskGb: desired.diskGb,
-    running,
+    node: real.node,
+    cpu: real.cpu,
+    memoryMb: real.memoryMb,
+    diskGb: real.diskGb,
+    running: real.running,
     connection: conn,
     inputs: desired,
     imported: true,
-    disabled: disabled ? true : undefined,
+    disabled: real.disabled,
   });
   ctx.reporter.info(
     `imported VM ${vmLabel(vmid, entry.name)}: os ${os ?? "unknown"}, the version, user, password and IP are not known to the server's list` +
       (entry.memory > 0 ? `; memory reads as whole GiB (${entry.memory * 1024} MB)` : ""),
   );
-  const { name: n, vmid: v, node, cpu, memoryMb, diskGb } = desired;
-  const inputs = dropUndefined({ os, name: n, vmid: v, node, cpu, memoryMb, diskGb, running }) as VmInputs;
-  return { id: String(vmid), state, inputs };
+  return { id: String(vmid), state, inputs: dropUndefined({ ...desired }) as VmInputs };
 }
 
 function reportDrift(prior: VmState, next: VmState, label: string, ctx: LifecycleContext): void {

@@ -7,9 +7,13 @@ export type Redactor = (text: string) => string;
 
 const MASK = "***";
 
-/** Builds a redactor for these secrets; values shorter than 4 characters are ignored (too common to mask). */
+/**
+ * Builds a redactor for these secrets. Every non-empty secret is masked:
+ * check refuses passwords shorter than 8 characters, so masking them all
+ * never turns ordinary words into "***".
+ */
 export function redactor(secrets: Array<string | undefined>): Redactor {
-  const list = [...new Set(secrets.filter((s): s is string => typeof s === "string" && s.length >= 4))].sort(
+  const list = [...new Set(secrets.filter((s): s is string => typeof s === "string" && s.length > 0))].sort(
     (a, b) => b.length - a.length,
   );
   if (list.length === 0) return (text) => text;

@@ -5,6 +5,7 @@
 // so a state written by an earlier version still refreshes and deletes.
 import { z } from "zod";
 import { ResolvedConnectionSchema } from "./connection";
+import { InstallStateSchema, LostInstallSchema } from "./decide";
 import { LifecycleError } from "./errors";
 import type { VmInputs } from "./inputs";
 
@@ -71,6 +72,10 @@ export const VmStateSchema = z.object({
   installComplete: lenient(z.boolean()),
   /** Why the install did not finish, for the next update's warning. */
   installProblem: lenient(z.string()),
+  /** "unconfirmed": the install's stream was lost and its outcome was not known yet when recorded (settle() in decide.ts). */
+  installState: lenient(InstallStateSchema),
+  /** For an unconfirmed install: the step and time the stream was lost, and until when the server may still create or remove the VM. */
+  installLost: lenient(LostInstallSchema),
 });
 export type VmState = z.infer<typeof VmStateSchema>;
 

@@ -1,148 +1,189 @@
-// Update in place: read the VM as it is now, plan (plan.ts), run the steps in
-// order, and log each. A failed step ends the update with a
-// PartialUpdateError whose state reflects exactly the steps that were applied
-// (not the ones that were not), so the next `up` diffs against the truth and
-// carries on from there.
+// Update in place: observe the VM as it is now, plan (plan.ts), run the
+// steps in order, and log each. A failed step ends the update with a
+// PartialUpdateError whose state is true to the VM: the applied steps, then
+// one more look at the VM (observe.ts) for what it really is, so the next
+// `up` diffs against the truth and carries on from there.
 //
 // Decisions:
-// - The plan is made from the VM read live (list + status), not from the
+// - The plan is made from the VM observed live (list + status), not from the
 //   stored state: a VM stopped or changed outside Pulumi is planned correctly.
 // - A VM that is gone, or whose VMID now names another VM, fails the update
 //   with advice (refresh, then up) instead of creating anything here.
+// - A streamed step whose stream is lost is settled by watching the VM
+//   (streamed-step.ts): the real server often breaks its own streams.
 // - If a step fails after we shut the VM down to change it, and it should be
 //   running, one best-effort start brings it back; the error says whether that
 //   worked.
+// - A cancellation before any step was applied is rethrown as it is (nothing
+//   changed); after, it is a PartialUpdateError with the applied steps.
 // - A changed connection is recorded; it is resolved field by field over the
 //   stored one (not over the defaults: the VM lives where it was created).
 import type { GoPveQemuApi } from "../client/api";
 import { HttpStatusError } from "../client/errors";
 import { connectionSecrets, resolveConnection } from "./connection";
-import { timingOf } from "./context";
-import type { LifecycleContext } from "./context";
+import type { LifecycleContext, ResolvedConnection } from "./context";
 import { disabledMessage } from "./delete";
 import { LifecycleError, PartialUpdateError } from "./errors";
 import type { VmInputs } from "./inputs";
-import { diskFromList, memoryFromList } from "./listing";
+import { observe, observeFor, observedFields } from "./observe";
 import { describeStep, planUpdate } from "./plan";
 import type { Step } from "./plan";
-import { RUNNING, findEntry, isDisabled, listedEntry, seconds, shutdownAndWait, vmLabel, waitForStatus } from "./power";
-import { streamProgress } from "./progress";
+import { shutdownAndWait, vmLabel } from "./power";
 import { errorText, redactor, safeCause } from "./redact";
+import { settleInstall } from "./settle-install";
 import type { Redactor } from "./redact";
 import { desiredOf, dropUndefined, parseState } from "./state";
 import type { VmState } from "./state";
+import { runStreamed } from "./streamed-step";
 import { targetUser } from "./targets";
 
+/** Everything one update needs, built once. */
+interface UpdateJob {
+  id: string;
+  vmid: number;
+  old: VmState;
+  news: VmInputs;
+  conn: ResolvedConnection;
+  client: GoPveQemuApi;
+  redact: Redactor;
+  ctx: LifecycleContext;
+  label: string;
+}
+
 export async function update(id: string, olds: VmState, news: VmInputs, ctx: LifecycleContext): Promise<VmState> {
+  const job = prepare(id, olds, news, ctx);
+  const current = await observeCurrent(job);
+  const steps = planUpdate(current, news);
+  if (steps.length > 0 && current.disabled) throw new LifecycleError(disabledMessage(job.label));
+  if (current.installComplete === false) {
+    ctx.reporter.warn(
+      `VM ${job.label} comes from an install that did not finish (${current.installProblem ?? "reason unknown"}); this update reconciles ` +
+        "its settings and power state but cannot finish the installation: `pulumi up --replace` reinstalls it",
+    );
+  }
+  if (steps.length === 0)
+    ctx.reporter.debug(`VM ${job.label}: nothing to change on the server; recording the new inputs`);
+  const state = await runSteps(job, steps, targetBase(job, current));
+  if (steps.length > 0) ctx.reporter.info(`VM ${job.label} is updated`);
+  return dropUndefined(state);
+}
+
+function prepare(id: string, olds: VmState, news: VmInputs, ctx: LifecycleContext): UpdateJob {
   const old = parseState(olds, id);
   const conn = resolveConnection(news.connection, old.connection ?? ctx.connectionDefaults);
-  const client = ctx.client(conn);
   const redact = redactor([
     news.password,
     old.password,
     ...connectionSecrets(conn),
     ...connectionSecrets(old.connection),
   ]);
-  const vmid = old.vmid;
-  let label = vmLabel(vmid, old.vmName);
+  const label = vmLabel(old.vmid, old.vmName);
+  return { id, vmid: old.vmid, old, news, conn, client: ctx.client(conn), redact, ctx, label };
+}
 
-  // The VM as it is now.
-  const entry = await listedEntry(
-    client,
-    vmid,
-    { endpoint: conn.endpoint, doing: `to update VM ${label}` },
-    redact,
-    ctx.signal,
-  );
-  if (entry === undefined) {
+/** The VM as it is now, over the stored state; gone or reused VMIDs are errors with advice. */
+async function observeCurrent(job: UpdateJob): Promise<VmState> {
+  const { old, conn, vmid } = job;
+  const what = { endpoint: conn.endpoint, doing: `to update VM ${job.label}`, redact: job.redact };
+  const seen = await observeFor(job.client, vmid, { vmName: old.vmName }, what, job.ctx.signal);
+  if (!seen.listed) throw new LifecycleError(goneMessage(job));
+  if (!seen.nameMatches) {
     throw new LifecycleError(
-      `VM ${label} no longer exists on ${conn.endpoint}; run \`pulumi refresh\` to drop it from state, then \`pulumi up\` creates it again`,
-    );
-  }
-  const disabled = isDisabled(entry);
-  if (!disabled && old.vmName !== undefined && entry.name !== old.vmName) {
-    throw new LifecycleError(
-      `VMID ${vmid} on ${conn.endpoint} now belongs to a VM named ${JSON.stringify(entry.name)}, not ${JSON.stringify(old.vmName)}; ` +
+      `VMID ${vmid} on ${conn.endpoint} now belongs to a VM named ${JSON.stringify(seen.entry?.name)}, not ${JSON.stringify(old.vmName)}; ` +
         "this resource's VM is gone: run `pulumi refresh`, then `pulumi up`",
     );
   }
-  label = vmLabel(vmid, disabled ? old.vmName : entry.name);
-  const status = disabled ? undefined : await client.status(vmid, { signal: ctx.signal }).catch(() => undefined);
-  const current: VmState = dropUndefined({
-    ...old,
-    vmName: disabled ? old.vmName : entry.name,
-    node: disabled ? old.node : entry.node,
-    cpu: disabled ? old.cpu : entry.cpu,
-    memoryMb: disabled ? old.memoryMb : memoryFromList(entry.memory, old.memoryMb),
-    diskGb: disabled ? old.diskGb : diskFromList(entry.disk, old.diskGb),
-    running: status !== undefined ? status === RUNNING : disabled ? old.running : entry.running,
-    disabled: disabled ? true : undefined,
-  });
+  const current = dropUndefined({ ...old, ...observedFields(seen, old) });
+  job.label = vmLabel(vmid, current.vmName);
+  const settled = settleInstall(current, seen, job.ctx, job.label);
+  if (settled === undefined) throw new LifecycleError(goneMessage(job));
+  return dropUndefined(settled);
+}
 
-  const steps = planUpdate(current, news);
-  if (steps.length > 0 && disabled) throw new LifecycleError(disabledMessage(label));
-  if (old.installComplete === false) {
-    ctx.reporter.warn(
-      `VM ${label} comes from an install that did not finish (${old.installProblem ?? "reason unknown"}); this update reconciles ` +
-        "its settings and power state but cannot finish the installation: `pulumi up --replace` reinstalls it",
-    );
-  }
-  if (steps.length === 0) ctx.reporter.debug(`VM ${label}: nothing to change on the server; recording the new inputs`);
+function goneMessage(job: UpdateJob): string {
+  return (
+    `VM ${job.label} no longer exists on ${job.conn.endpoint}; run \`pulumi refresh\` to drop it from state, ` +
+    "then `pulumi up` creates it again"
+  );
+}
 
-  // What the state says once everything is applied, minus what the steps still change.
-  const base: VmState = dropUndefined({
+/** What the state says once everything is applied, minus what the steps still change. */
+function targetBase(job: UpdateJob, current: VmState): VmState {
+  const { news, old } = job;
+  return dropUndefined({
     ...current,
     os: current.os ?? news.os,
     version: current.version ?? news.version,
     user: current.user ?? targetUser(news.user, news.os),
     password: news.password ?? old.password,
     passwordGenerated: news.password !== undefined ? undefined : old.passwordGenerated,
-    connection: conn,
+    connection: job.conn,
     inputs: desiredOf(news),
     imported: undefined,
   });
+}
 
+async function runSteps(job: UpdateJob, steps: Step[], base: VmState): Promise<VmState> {
   const state: VmState = { ...base };
   const applied: string[] = [];
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i]!;
     const what = describeStep(step);
-    ctx.reporter.info(`VM ${label}: ${what}`);
+    job.ctx.reporter.info(`VM ${job.label}: ${what}`);
     try {
-      await runStep(step, client, vmid, label, ctx, redact);
+      await runStep(job, step);
     } catch (err) {
-      const notApplied = steps.slice(i).map(describeStep);
-      const reasons = [`updating VM ${label} failed at "${what}": ${errorText(err, redact)}`];
-      const recovered = await recover(step, steps, state, client, vmid, label, ctx, redact, applied);
-      if (recovered) reasons.push(recovered);
-      if (applied.length > 0) reasons.push(`applied: ${applied.join("; ")}`);
-      reasons.push(`not applied: ${notApplied.join("; ")}`);
-      // Triggers count as applied only once a reboot (or a restart) happened.
-      if (!powerCycled(steps, i)) state.inputs = { ...state.inputs, rebootTriggers: old.inputs?.rebootTriggers };
-      throw new PartialUpdateError({
-        id,
-        state: dropUndefined(state),
-        reasons,
-        applied,
-        notApplied,
-        cause: safeCause(err, redact),
-      });
+      if (job.ctx.signal?.aborted && applied.length === 0) throw err;
+      throw await partial(job, steps, i, state, applied, err);
     }
     applyToState(step, state);
     applied.push(what);
   }
-  if (applied.length > 0) ctx.reporter.info(`VM ${label} is updated`);
-  return dropUndefined(state);
+  return state;
 }
 
-async function runStep(
-  step: Step,
-  client: GoPveQemuApi,
-  vmid: number,
-  label: string,
-  ctx: LifecycleContext,
-  redact: Redactor,
-): Promise<void> {
+/** The PartialUpdateError for step `i` failing: recovery, the truth about the VM, what was and was not applied. */
+async function partial(
+  job: UpdateJob,
+  steps: Step[],
+  i: number,
+  state: VmState,
+  applied: string[],
+  err: unknown,
+): Promise<PartialUpdateError> {
+  const { redact, label } = job;
+  const notApplied = steps.slice(i).map(describeStep);
+  const reasons = [`updating VM ${label} failed at "${describeStep(steps[i]!)}": ${errorText(err, redact)}`];
+  const recovered = await recover(job, steps[i]!, steps, state, applied);
+  if (recovered) reasons.push(recovered);
+  await observeTruth(job, state);
+  if (applied.length > 0) reasons.push(`applied: ${applied.join("; ")}`);
+  reasons.push(`not applied: ${notApplied.join("; ")}`);
+  // Triggers count as applied only once a reboot (or a restart) happened.
+  if (!powerCycled(steps, i)) state.inputs = { ...state.inputs, rebootTriggers: job.old.inputs?.rebootTriggers };
+  return new PartialUpdateError({
+    id: job.id,
+    state: dropUndefined(state),
+    reasons,
+    applied,
+    notApplied,
+    cause: safeCause(err, redact),
+  });
+}
+
+/** After a failure: the VM's real values into the state (best effort; not after a cancellation). */
+async function observeTruth(job: UpdateJob, state: VmState): Promise<void> {
+  if (job.ctx.signal?.aborted) return;
+  try {
+    const seen = await observe(job.client, job.vmid, { vmName: state.vmName }, job.ctx.signal);
+    if (seen.listed && seen.nameMatches) Object.assign(state, observedFields(seen, state));
+  } catch {
+    // the state of the applied steps is the best we know
+  }
+}
+
+async function runStep(job: UpdateJob, step: Step): Promise<void> {
+  const { client, vmid, label, ctx, redact } = job;
   const signal = ctx.signal;
   switch (step.kind) {
     case "shutdown": {
@@ -156,30 +197,11 @@ async function runStep(
       return client.setMemory(vmid, step.memoryMb, { signal });
     case "growDisk":
       return client.growDisk(vmid, step.byGb, { signal });
-    case "migrate": {
-      await client.migrate(vmid, step.node, { signal, onEvent: streamProgress("migrate", ctx.reporter, redact) });
-      const after = await findEntry(client, vmid, signal);
-      if (after === undefined) throw new LifecycleError(`VM ${label} is no longer listed after migrating it`);
-      if (after.node !== step.node) {
-        throw new LifecycleError(
-          `the migration of VM ${label} reported success, but the VM is on node ${after.node}, not ${step.node}`,
-        );
-      }
-      return;
-    }
+    case "migrate":
     case "start":
     case "reboot": {
-      if (step.kind === "start")
-        await client.start(vmid, { signal, onEvent: streamProgress("start", ctx.reporter, redact) });
-      else await client.reboot(vmid, { signal, onEvent: streamProgress("reboot", ctx.reporter, redact) });
-      const { confirmTimeoutMs } = timingOf(ctx);
-      const waited = await waitForStatus(client, vmid, RUNNING, confirmTimeoutMs, ctx);
-      if (!waited.reached) {
-        throw new LifecycleError(
-          `${step.kind} of VM ${label} reported success, but its status is ${waited.last ?? "unreadable"} after ${seconds(confirmTimeoutMs)}`,
-        );
-      }
-      return;
+      const target = { client, vmid, vmName: job.old.vmName, label, ctx, redact };
+      return runStreamed(target, step.kind, step.kind === "migrate" ? step.node : undefined);
     }
   }
 }
@@ -221,23 +243,20 @@ function powerCycled(steps: Step[], failedAt: number): boolean {
  * best-effort start. Returns a line for the reasons, or undefined.
  */
 async function recover(
+  job: UpdateJob,
   failed: Step,
   steps: Step[],
   state: VmState,
-  client: GoPveQemuApi,
-  vmid: number,
-  label: string,
-  ctx: LifecycleContext,
-  redact: Redactor,
   applied: string[],
 ): Promise<string | undefined> {
+  const { label, ctx, redact } = job;
   const weStopped = steps[0]?.kind === "shutdown" && applied.length > 0;
   const shouldRun = steps.some((s) => s.kind === "start");
   if (!weStopped || !shouldRun || failed.kind === "start" || failed.kind === "shutdown" || ctx.signal?.aborted)
     return undefined;
   ctx.reporter.info(`VM ${label}: starting it again after the failed step`);
   try {
-    await runStep({ kind: "start", reason: "recovery after a failed step" }, client, vmid, label, ctx, redact);
+    await runStep(job, { kind: "start", reason: "recovery after a failed step" });
     state.running = true;
     applied.push("start (to bring the VM back after the failed step)");
     return `VM ${label} was started again`;

@@ -14,6 +14,7 @@ import { shareWindowMs } from "../client/list-cache";
 import * as lifecycle from "../lifecycle";
 import { engineReporter, flushEngineLog } from "./engine-log";
 import { readSettings, type ProviderSettings } from "./settings";
+import { fromEngine, toEngine } from "./unknowns";
 
 /** Keys the engine and the glue add to every property bag; never the lifecycle's business. */
 const PROVIDER_KEY = "__provider";
@@ -69,6 +70,7 @@ function context(urn: string): lifecycle.LifecycleContext {
     client: clientFor,
     connectionDefaults: settings.connection,
     timing: settings.timing,
+    urn,
   };
 }
 
@@ -129,9 +131,10 @@ let serverChecks: { for: ProviderSettings; checks: lifecycle.ServerChecks } | un
 export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckResult> {
   const n = split(news);
   const s = configured();
-  const result = lifecycle.check(split(olds).props, n.props, {
+  const result = lifecycle.check(fromEngine(split(olds).props), fromEngine(n.props), {
     connectionDefaults: s.connection,
     defaultEndpointSource: s.endpointSource,
+    urn: n.urn,
   });
   if (result.failures.length === 0) {
     if (serverChecks?.for !== s) {
@@ -145,12 +148,15 @@ export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckR
     const more = await finish(n.urn, serverChecks.checks.check(n.urn, result.inputs, engineReporter(n.urn)));
     result.failures.push(...more);
   }
-  return { inputs: withKeys(result.inputs, news), failures: result.failures };
+  return { inputs: withKeys(toEngine(result.inputs), news), failures: result.failures };
 }
 
 export async function diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dynamic.DiffResult> {
   configured();
-  const d = lifecycle.diff(id, split(olds).props as lifecycle.VmState, split(news).props as lifecycle.VmInputs);
+  const n = split(news);
+  const d = lifecycle.diff(id, split(olds).props as lifecycle.VmState, fromEngine(n.props) as lifecycle.VmInputs, {
+    urn: n.urn,
+  });
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }
 
@@ -160,7 +166,7 @@ export async function create(inputs: Bag): Promise<pulumi.dynamic.CreateResult> 
     const { id, state } = await finish(urn, lifecycle.create(props as lifecycle.VmInputs, context(urn)));
     return { id, outs: withKeys(state, inputs) };
   } catch (err) {
-    if (err instanceof lifecycle.PartialCreateError) {
+    if (err instanceof lifecycle.PartialError) {
       throw new ResourceInitError(err.message, err.id, withKeys(err.state, inputs), err.reasons);
     }
     throw err;
@@ -190,7 +196,7 @@ export async function update(id: string, olds: Bag, news: Bag): Promise<pulumi.d
     );
     return { outs: withKeys(state, news) };
   } catch (err) {
-    if (err instanceof lifecycle.PartialUpdateError) {
+    if (err instanceof lifecycle.PartialError) {
       throw new ResourceInitError(err.message, id, withKeys(err.state, news), err.reasons);
     }
     throw err;

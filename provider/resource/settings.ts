@@ -16,6 +16,10 @@ const TIMING_KEYS = [
   "shutdownTimeoutMs",
   "stopTimeoutMs",
   "followTimeoutMs",
+  "imageDownloadBoundMs",
+  "initScriptBoundMs",
+  "migrateBoundMs",
+  "commandBoundMs",
   "confirmTimeoutMs",
   "goneTimeoutMs",
 ] as const satisfies readonly (keyof Timing)[];

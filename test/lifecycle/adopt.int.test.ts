@@ -1,6 +1,6 @@
 // adopt: an existing VM taken under management by its VMID (the import path
 // of this provider), against the simulator.
-import { check, create, diff, LifecycleError } from "../../provider/lifecycle";
+import { CODES, check, create, diff, LifecycleError, PartialError } from "../../provider/lifecycle";
 import { startHarness } from "./harness";
 import type { Harness } from "./harness";
 
@@ -80,4 +80,42 @@ test("diff refuses a replace while adopt is set (it would destroy the adopted VM
   });
   // in-place changes are fine with adopt still set
   expect(diff(id, state, { ...inputs, cpu: 4 })).toMatchObject({ changes: true, replaces: [], update: ["cpu"] });
+});
+
+describe("an adopt whose convergence stops part way", () => {
+  test("is ONE partial type (PartialError), so the VM stays in state with its properties", async () => {
+    seed(190, { cpu: 2, running: true });
+    h.sim.addFault({ kind: "http", op: "setCpu", status: 500, body: "qm set failed", times: 1 });
+    const err = await create(
+      h.inputs({ os: "debian", version: "12", name: "old", vmid: 190, cpu: 3, adopt: true }),
+      h.ctx(),
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PartialError);
+    expect(err).toMatchObject({ code: CODES.partial, id: "190", state: { vmid: 190, vmName: "old-190" } });
+  });
+
+  test("and the glue turns it into the engine's partial result (id and properties, with __provider)", async () => {
+    seed(191, { cpu: 2, running: true });
+    h.sim.addFault({ kind: "http", op: "setCpu", status: 500, body: "qm set failed", times: 1 });
+    let impl: typeof import("../../provider/resource/provider-impl") | undefined;
+    jest.isolateModules(() => {
+      impl = require("../../provider/resource/provider-impl");
+    });
+    await impl!.configure({
+      config: { get: (k: string) => (k === "goPveQemu:endpoint" ? h.endpoint : undefined) },
+    } as never);
+    const bag = {
+      os: "debian",
+      version: "12",
+      name: "old",
+      vmid: 191,
+      cpu: 3,
+      adopt: true,
+      __provider: "serialized",
+      __urn: "urn:pulumi:s::p::t::old",
+    };
+    const err = await impl!.create(bag).catch((e: unknown) => e);
+    expect(err).toMatchObject({ id: "191", properties: { vmid: 191, __provider: "serialized" } });
+    expect((err as { reasons: string[] }).reasons.length).toBeGreaterThan(0);
+  });
 });

@@ -34,9 +34,10 @@ describe("connection resolution", () => {
 });
 
 describe("secrets", () => {
-  test("redaction masks every secret of 4+ characters", () => {
-    const r = redactor(["hunter22", "tok-abc", undefined, "ab"]);
-    expect(r("pw hunter22 and tok-abc, ab")).toBe("pw *** and ***, ab");
+  test("redaction masks every non-empty secret, however short (check refuses short passwords)", () => {
+    const r = redactor(["hunter22", "tok-abc", undefined, "ab", ""]);
+    expect(r("pw hunter22 and tok-abc, ab")).toBe("pw *** and ***, ***");
+    expect(redactor([""])("nothing to hide")).toBe("nothing to hide");
     const cause = safeCause(new Error("bad hunter22"), r) as Error;
     expect(cause.message).toBe("bad ***");
     const clean = new Error("fine");

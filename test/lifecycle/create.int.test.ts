@@ -1,9 +1,20 @@
 // create against the simulator, through the real client: the success path
 // (progress, facts, confirmation), clamping, power state, and the failures
 // that leave nothing behind.
-import { create, diff, update, LifecycleError, PartialCreateError } from "../../provider/lifecycle";
-import { messages, startHarness } from "./harness";
+import {
+  CODES,
+  DEFAULT_TIMING,
+  create,
+  diff,
+  update,
+  LifecycleError,
+  PartialCreateError,
+  PartialError,
+} from "../../provider/lifecycle";
+import type { LifecycleContext } from "../../provider/lifecycle";
+import { SPEED, messages, startHarness } from "./harness";
 import type { Harness } from "./harness";
+import { simClock } from "./sim-clock";
 
 let h: Harness;
 beforeAll(async () => {
@@ -249,7 +260,9 @@ describe("create: failure after the VM was made", () => {
     const err = await create(h.inputs({ name: "cancel" }), ctx).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PartialCreateError);
     const p = err as PartialCreateError;
-    expect(p.reasons[0]).toMatch(/^the install of VM \d+ was cancelled; the server may still be installing it/);
+    expect(p.reasons[0]).toMatch(
+      /^the install of VM cancel-\d+ \(\d+\) was cancelled; the server may still be installing it/,
+    );
     await h.sim.idle();
     expect(h.sim.vm(Number(p.id))?.name).toBe(`cancel-${p.id}`);
   });
@@ -267,6 +280,112 @@ describe("create: failure after the VM was made", () => {
     expect(h.sim.vm(Number(p.id))?.status).toBe("running");
     expect(messages(ctx.lines, "warn")[0]).toMatch(
       /comes from an install that did not finish .* `pulumi up --replace` reinstalls it/,
+    );
+  });
+});
+
+describe("create: what a lost stream says, in simulated time", () => {
+  const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000 };
+  const simCtx = (extra: Partial<LifecycleContext> = {}) => h.ctx({ clock: simClock(SPEED), timing: TIMING, ...extra });
+
+  test("the ghost: lost during the VM's start, then the init script fails and the server removes the VM: a clear failure, nothing in state", async () => {
+    h.sim.addFault({ kind: "drop", op: "install", step: "waiting for ready", name: "ghost" });
+    h.sim.addFault({ kind: "fail", op: "install", step: "SSH initialization", name: "ghost" });
+    const ctx = simCtx();
+    const before = h.sim.vms().length;
+    const err = await create(h.inputs({ name: "ghost" }), ctx).catch((e: unknown) => e);
+    h.sim.clearFaults();
+    expect(err).toMatchObject({ code: CODES.installFailed });
+    expect(err).not.toBeInstanceOf(PartialError);
+    expect((err as Error).message).toMatch(/created the VM and removed it again/);
+    await h.sim.idle();
+    expect(h.sim.vms().length).toBe(before);
+    const lost = messages(ctx.lines, "warn").find((m) => m.startsWith("lost the install stream"));
+    expect(lost).toMatch(
+      /^lost the install stream at step "VM initialization > initializing configuration" \(the connection ended/,
+    );
+    expect(lost).not.toMatch(/failed at/);
+  });
+
+  test("lost, then the install completes: recorded only once the server can no longer remove it, and said so", async () => {
+    h.sim.addFault({ kind: "drop", op: "install", step: "SSH initialization", name: "late" });
+    const clock = simClock(SPEED);
+    const ctx = simCtx({ clock });
+    const { state } = await create(h.inputs({ name: "late" }), ctx);
+    h.sim.clearFaults();
+    expect(state).toMatchObject({ running: true, installComplete: true });
+    // the SSH wait (10 min) and the init script bound (20 min) had to pass first
+    expect(clock.elapsed()).toBeGreaterThan(30 * 60_000);
+    expect(
+      messages(ctx.lines, "warn").some((m) => /the server can no longer remove it.*recorded as installed/.test(m)),
+    ).toBe(true);
+  });
+
+  test("a JSON refusal with a pinned VMID fails at once; a proxy's 502 page is followed, and the user is told why", async () => {
+    h.sim.addFault({ kind: "http", op: "install", status: 500, body: '{"success":false,"message":"no"}', times: 1 });
+    const refused = simCtx();
+    const err = await create(h.inputs({ vmid: 190 }), refused).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: CODES.installFailed });
+    expect((err as Error).message).toMatch(/^the server rejected the install: no \(HTTP 500\); nothing was created/);
+    expect(messages(refused.lines, "warn").filter((m) => /lost|following/.test(m))).toEqual([]);
+
+    h.sim.addFault({
+      kind: "http",
+      op: "install",
+      status: 502,
+      body: "<html>bad gateway</html>",
+      contentType: "text/html",
+      times: 1,
+    });
+    const proxied = simCtx();
+    const err2 = await create(h.inputs({ vmid: 191 }), proxied).catch((e: unknown) => e);
+    expect(err2).toMatchObject({ code: CODES.installFailed });
+    expect((err2 as Error).message).toMatch(/never appeared, and the server can no longer create it/);
+    expect(messages(proxied.lines, "warn")[0]).toMatch(
+      /^HTTP 502 came from something between us and the server, not the server itself: the install may have started behind it/,
+    );
+  });
+
+  test("when the follow must end before the VMID is known: what is known, and `adopt: true` as the way in", async () => {
+    h.sim.addFault({ kind: "drop", op: "install", step: "begin", name: "unsure" });
+    h.sim.addFault({ kind: "delay", op: "install", step: "creating VM", name: "unsure", ms: 600_000 });
+    const err = await create(h.inputs({ name: "unsure" }), simCtx({ timing: { ...TIMING, followTimeoutMs: 1 } })).catch(
+      (e: unknown) => e,
+    );
+    h.sim.clearFaults();
+    expect(err).toMatchObject({ code: CODES.installUnknown });
+    expect((err as Error).message).toMatch(/declare it with its `vmid` and `adopt: true`/);
+    expect((err as Error).message).not.toMatch(/pulumi import/);
+    await h.sim.idle();
+    for (const vm of h.sim.vms().filter((v) => v.name.startsWith("unsure-"))) h.sim.removeVm(vm.vmid);
+  });
+
+  test("the SSH key error the server recovers from is a warning that says it was recovered", async () => {
+    h.sim.settings({ sshKey: false });
+    const ctx = simCtx();
+    await create(h.inputs({ name: "fresh" }), ctx);
+    const warns = messages(ctx.lines, "warn");
+    expect(warns.some((m) => /recovered - the server had no SSH key pair .* and created one/.test(m))).toBe(true);
+    expect(warns.some((m) => /: error\b/.test(m))).toBe(false);
+  });
+
+  test("a 2 MB output line reaches the log cut to 4 KB, saying how much was cut", async () => {
+    const huge = "x".repeat(2_000_000);
+    h.sim.addFault({ kind: "fail", op: "install", step: "SSH initialization", name: "chatty", output: [huge] });
+    const ctx = simCtx();
+    await create(h.inputs({ name: "chatty" }), ctx).catch(() => undefined);
+    h.sim.clearFaults();
+    expect(Math.max(...ctx.lines.map((l) => l.msg.length))).toBeLessThan(4200);
+    expect(ctx.lines.some((l) => /… \[\d+ more characters not shown\]/.test(l.msg))).toBe(true);
+  });
+
+  test("a failed qm reboot is named as such, not as the step before it", async () => {
+    h.sim.addFault({ kind: "fail", op: "install", step: "rebooting VM", name: "boot" });
+    const err = await create(h.inputs({ name: "boot" }), simCtx()).catch((e: unknown) => e);
+    h.sim.clearFaults();
+    expect(err).toBeInstanceOf(PartialError);
+    expect((err as PartialError).reasons[0]).toMatch(
+      /failed after the VM was created while rebooting the VM \(qm reboot\), after step "VM initialization > SSH initialization"/,
     );
   });
 });

@@ -1,32 +1,47 @@
-// The fault matrix: every install step x every failure shape of the wire doc,
-// each on its own simulator (run in parallel). Every case must end either in
-// a verified VM (it exists and runs, the state says so), or in a failure
-// whose VM, if one exists on the simulator, is in the thrown state. Orphans
-// (VMs on the simulator that no returned or thrown state accounts for, after
-// the server has finished all its work) must be zero.
-import { create, read, LifecycleError, PartialCreateError } from "../../provider/lifecycle";
-import type { VmInputs, VmState } from "../../provider/lifecycle";
+// The fault matrix through the lifecycle, each case on its own simulator (run
+// in parallel) with the lifecycle's clock in the simulator's time (sim-clock):
+// - the server ends the install at every step (error event, silent close,
+//   bare line), auto and pinned VMID, with and without destroyOnCreateFailure;
+// - the stream is lost at every step, in every shape the real server
+//   produces (cut connection, stall, broken chunk framing, a cut frame), and
+//   the server then completes, fails and cleans up, or fails and leaves the VM;
+// - the stream is damaged but ends (a frame after close, a lost line, lines
+//   out of order).
+// Every case must end right: success only when the install completed (or
+// passed the point where the server can undo it), otherwise a clear failure or
+// a partial create; 0 VMs in state that the server no longer has (ghosts), 0
+// VMs on the server that state does not know (orphans), and, after a lost
+// stream, the end comes within the bound the provider announced, in
+// simulated time.
+import { DEFAULT_TIMING, create, CODES, PartialError } from "../../provider/lifecycle";
+import type { Timing, VmInputs, VmState } from "../../provider/lifecycle";
 import { STEPS } from "../../simulator";
 import type { FaultRule, SimulatorOptions } from "../../simulator";
-import { startHarness } from "./harness";
+import { SPEED, startHarness } from "./harness";
+import { simClock } from "./sim-clock";
 
-type Outcome = "ok" | "partial" | "error";
+type Outcome = "ok" | "partial" | "unconfirmed" | "error";
 interface Case {
   label: string;
   faults: FaultRule[];
   pinned?: boolean;
   inputs?: Partial<Record<keyof VmInputs, unknown>>;
   sim?: SimulatorOptions;
+  timing?: Partial<Timing>;
 }
 interface Result {
   label: string;
   outcome: Outcome | string;
   orphans: number[];
-  /** a problem with the outcome itself (e.g. a "verified" VM that does not run) */
+  ghosts: number[];
+  /** the end came later than the bound announced when the stream was lost (simulated ms) */
+  late?: number;
   problem?: string;
 }
 
 const INSTALL_STEPS = STEPS.install;
+/** 5 s between polls in simulated time (2.5 ms real). */
+const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000 };
 
 /** Simulator and inputs a step needs to be reached at all. */
 function setupFor(step: string): Pick<Case, "inputs" | "sim"> {
@@ -36,41 +51,61 @@ function setupFor(step: string): Pick<Case, "inputs" | "sim"> {
   return {};
 }
 
+/** What may follow the announced bound, in simulated time (see runCase). */
+const SLACK_MS = 5 * 60_000;
+const BOUND = /for up to ([\d.]+) (s|min) \(the longest/;
+
 async function runCase(c: Case): Promise<Result> {
   const h = await startHarness({ imageCache: ["ubuntu/24.04"], nodes: ["pve1", "pve2"], ...c.sim });
   try {
     for (const rule of c.faults) h.sim.addFault(rule);
+    const clock = simClock(SPEED);
+    const ctx = h.ctx({ clock, timing: { ...TIMING, ...c.timing } });
+    let deadline: number | undefined;
+    const warn = ctx.reporter.warn;
+    ctx.reporter.warn = (msg: string) => {
+      warn(msg);
+      const m = BOUND.exec(msg);
+      if (m) deadline = clock.now() + Number(m[1]) * (m[2] === "min" ? 60_000 : 1000);
+    };
     const inputs = h.inputs({ name: "m", ...(c.pinned ? { vmid: 150 } : {}), ...c.inputs });
     const states: VmState[] = [];
     let outcome: Outcome | string;
     let problem: string | undefined;
     try {
-      const { id, state } = await create(inputs, h.ctx());
+      const { state } = await create(inputs, ctx);
       states.push(state);
       outcome = "ok";
-      await h.sim.idle();
-      const vm = h.sim.vm(Number(id));
-      if (!vm || vm.status !== "running" || vm.name !== state.vmName || state.running !== true) {
-        problem = `not verified: ${JSON.stringify({ vm, state: { vmid: state.vmid, vmName: state.vmName, running: state.running } })}`;
-      }
+      if (state.running !== true || state.installComplete !== true) problem = `recorded ${JSON.stringify(state)}`;
     } catch (err) {
-      if (err instanceof PartialCreateError) {
+      if (err instanceof PartialError) {
         states.push(err.state);
-        outcome = "partial";
+        outcome = err.state.installState === "unconfirmed" ? "unconfirmed" : "partial";
         if (err.id !== String(err.state.vmid)) problem = `id ${err.id} vs state ${err.state.vmid}`;
-      } else if (err instanceof LifecycleError) outcome = "error";
+      } else if ((err as { code?: string }).code?.startsWith("GPQ_")) outcome = "error";
       else outcome = `unexpected ${(err as Error).name}: ${(err as Error).message}`;
     }
+    // After the announced bound: the last round's questions, the confirmation, and the requests'
+    // own latency, which this clock magnifies SPEED times (5 ms real = 10 s simulated).
+    const end = clock.now() - SLACK_MS;
     await h.sim.idle();
-    return { label: c.label, outcome, orphans: h.orphans(states), ...(problem ? { problem } : {}) };
+    const onServer = new Set(h.sim.vms().map((vm) => vm.vmid));
+    return {
+      label: c.label,
+      outcome,
+      orphans: h.orphans(states),
+      ghosts: states.filter((s) => !onServer.has(s.vmid)).map((s) => s.vmid),
+      ...(deadline !== undefined && end > deadline ? { late: end - deadline } : {}),
+      ...(problem ? { problem } : {}),
+    };
   } finally {
     await h.close();
   }
 }
 
 function expectAll(results: Result[], expected: Record<string, Outcome>): void {
-  const got = results.map((r) => ({ label: r.label, outcome: r.outcome, orphans: r.orphans, problem: r.problem }));
-  const want = results.map((r) => ({ label: r.label, outcome: expected[r.label], orphans: [], problem: undefined }));
+  const got = results.map((r) => ({ ...r }));
+  const want = results.map((r) => ({ label: r.label, outcome: expected[r.label], orphans: [], ghosts: [] }));
   expect(got).toEqual(want);
 }
 
@@ -102,135 +137,168 @@ const FAIL_OUTCOME: Record<string, Outcome> = {
   close: "ok",
 };
 
-describe("fault matrix: each install step x each failure shape", () => {
+const at = (s: string): number => INSTALL_STEPS.indexOf(s);
+const fail = (step: string): FaultRule => ({ kind: "fail", op: "install", step });
+
+/**
+ * What the server does after the stream was lost at `step`, and the outcome
+ * that is right for it; undefined when the server has passed every step that
+ * could still fail that way.
+ */
+function afterLoss(
+  step: string,
+  after: "completes" | "cleans up" | "leaves the VM",
+): { faults: FaultRule[]; expected: Outcome } | undefined {
+  if (after === "completes") return { faults: [], expected: "ok" };
+  if (after === "cleans up") {
+    return at(step) <= at("SSH initialization")
+      ? { faults: [fail("SSH initialization")], expected: "error" }
+      : undefined;
+  }
+  if (at(step) <= at("starting VM")) return { faults: [fail("starting VM")], expected: "partial" };
+  // The reboot fails after the point of no return: the VM runs, initialised; from outside it
+  // is the same as success, and the server can no longer remove it: recorded as installed.
+  if (at(step) <= at("rebooting VM")) return { faults: [fail("rebooting VM")], expected: "ok" };
+  return undefined;
+}
+
+describe("fault matrix: the server ends the install at each step", () => {
   test("the step list covers the whole install", () => {
     expect(Object.keys(FAIL_OUTCOME)).toEqual([...INSTALL_STEPS]);
   });
 
-  test("fail (error event, or close without completion) at every step, auto VMID", async () => {
-    const results = await Promise.all(
-      INSTALL_STEPS.map((step) =>
-        runCase({ label: step, faults: [{ kind: "fail", op: "install", step }], ...setupFor(step) }),
-      ),
-    );
-    expectAll(results, FAIL_OUTCOME);
-  });
-
-  test("fail at every step, pinned VMID", async () => {
-    const results = await Promise.all(
-      INSTALL_STEPS.map((step) =>
-        runCase({ label: step, pinned: true, faults: [{ kind: "fail", op: "install", step }], ...setupFor(step) }),
-      ),
-    );
-    expectAll(results, { ...FAIL_OUTCOME, "checking VMID": "ok" /* a pinned VMID is not searched */ });
-  });
-
-  test("fail at every step with destroyOnCreateFailure: a VM that was made is destroyed, never partial", async () => {
+  test.each([
+    ["auto VMID", false, false],
+    ["pinned VMID", true, false],
+    ["destroyOnCreateFailure", false, true],
+  ] as const)("fail at every step, %s", async (_label, pinned, destroy) => {
     const results = await Promise.all(
       INSTALL_STEPS.map((step) => {
         const s = setupFor(step);
-        return runCase({
-          label: step,
-          faults: [{ kind: "fail", op: "install", step }],
-          ...s,
-          inputs: { ...s.inputs, destroyOnCreateFailure: true },
-        });
+        const inputs = destroy ? { ...s.inputs, destroyOnCreateFailure: true } : s.inputs;
+        return runCase({ label: step, pinned, faults: [fail(step)], ...s, inputs });
       }),
     );
-    const expected = Object.fromEntries(
-      Object.entries(FAIL_OUTCOME).map(([k, v]) => [k, v === "partial" ? "error" : v]),
-    ) as Record<string, Outcome>;
+    const expected: Record<string, Outcome> = { ...FAIL_OUTCOME };
+    if (pinned) expected["checking VMID"] = "ok"; // a pinned VMID is not searched
+    if (destroy) for (const k of Object.keys(expected)) if (expected[k] === "partial") expected[k] = "error";
     expectAll(results, expected);
   });
+});
 
-  test.each([
-    ["drop", false],
-    ["drop", true],
-    ["stall", false],
-    ["stall", true],
-  ] as const)(
-    "%s (the server carries on unheard) at every step, pinned=%s: followed to a verified VM",
-    async (kind, pinned) => {
+describe("fault matrix: the stream is lost at each step, then the server completes, cleans up, or leaves the VM", () => {
+  const SHAPES: Array<[string, Omit<FaultRule, "step">]> = [
+    ["drop", { kind: "drop", op: "install" }],
+    ["stall", { kind: "stall", op: "install" }],
+    ["broken chunk framing", { kind: "garble", op: "install" }],
+    ["cut frame", { kind: "cut", op: "install" }],
+  ];
+  const AFTER = ["completes", "cleans up", "leaves the VM"] as const;
+
+  test.each(SHAPES.flatMap(([name, rule]) => AFTER.map((after) => [name, after, rule] as const)))(
+    "%s, then the server %s",
+    async (_name, after, rule) => {
+      const cells = INSTALL_STEPS.flatMap((step) => {
+        const then = afterLoss(step, after);
+        if (then && rule.kind === "garble" && then.faults.some((f) => f.step === step)) {
+          // A silent failure's next frame is `event: close`, which a garble leaves readable (it
+          // adds bytes after the frame): the close arrives, and the server's own end decides.
+          return [{ step, then: { ...then, expected: FAIL_OUTCOME[step]! } }];
+        }
+        return then ? [{ step, then }] : [];
+      });
       const results = await Promise.all(
-        INSTALL_STEPS.map((step) =>
-          runCase({ label: step, pinned, faults: [{ kind, op: "install", step }], ...setupFor(step) }),
+        cells.map(({ step, then }, i) =>
+          runCase({
+            label: step,
+            pinned: i % 2 === 1, // auto and pinned VMIDs alternate along the steps
+            faults: [{ ...rule, step } as FaultRule, ...then.faults],
+            ...setupFor(step),
+          }),
         ),
       );
-      expectAll(results, Object.fromEntries(INSTALL_STEPS.map((s) => [s, "ok"])) as Record<string, Outcome>);
+      expectAll(results, Object.fromEntries(cells.map((c) => [c.step, c.then.expected])));
     },
   );
+});
 
-  test("bare message (IP refused) and a proxy's HTTP error: plain errors, nothing made", async () => {
+describe("fault matrix: the stream is damaged but ends", () => {
+  test.each([
+    ["a frame after close", { kind: "late", op: "install" }],
+    ["a lost line", { kind: "lose", op: "install" }],
+    ["lines out of order", { kind: "reorder", op: "install" }],
+    ["a broken CRLF, then the stream goes on", { kind: "garble", op: "install", variant: "crlf" }],
+  ] as const)("%s at every step: the install completes and is recorded", async (_name, rule) => {
+    const results = await Promise.all(
+      INSTALL_STEPS.map((step) =>
+        runCase({ label: step, faults: [{ ...rule, step } as FaultRule], ...setupFor(step) }),
+      ),
+    );
+    expectAll(results, Object.fromEntries(INSTALL_STEPS.map((s) => [s, "ok"])) as Record<string, Outcome>);
+  });
+});
+
+describe("fault matrix: answers before any stream", () => {
+  test("bare message, a definite refusal, a proxy's page: no follow where it is known, a follow where it is not", async () => {
     const results = await Promise.all([
       runCase({ label: "bare", faults: [], sim: { allowIps: "10.1.2.3" } }),
-      runCase({ label: "http 502", faults: [{ kind: "http", op: "install", status: 502, body: "bad gateway" }] }),
       runCase({ label: "http 400", faults: [], inputs: { os: "windows" } }),
-      // pinned: a 5xx may be a proxy that gave up; the server is asked (nothing appears here)
-      runCase({ label: "http 504 pinned", pinned: true, faults: [{ kind: "http", op: "install", status: 504 }] }),
-    ]);
-    expectAll(results, { bare: "error", "http 502": "error", "http 400": "error", "http 504 pinned": "error" });
-  });
-
-  test("lost stream and a server-side failure: the VM appears or not, and is accounted for", async () => {
-    const drop = (step: string): FaultRule => ({ kind: "drop", op: "install", step });
-    const stall = (step: string): FaultRule => ({ kind: "stall", op: "install", step });
-    const fail = (step: string): FaultRule => ({ kind: "fail", op: "install", step });
-    const results = await Promise.all([
-      // never appears: fails before VM creation, nobody listening
       runCase({
-        label: "drop, then fails before creation",
-        faults: [drop("checking storage pool"), fail("checking storage pool")],
-      }),
-      runCase({ label: "stall before the VMID, then fails", faults: [stall("begin"), fail("getting OS image")] }),
-      runCase({ label: "pinned: drop, then fails", pinned: true, faults: [drop("begin"), fail("creating VM")] }),
-      // appears but never becomes ready: partial
-      runCase({ label: "drop, VM made but never started", faults: [drop("assigning IP"), fail("starting VM")] }),
-      runCase({
-        label: "drop before the VMID, VM never started",
-        faults: [drop("checking VMID"), fail("starting VM")],
-      }),
-      runCase({
-        label: "stall, VM made but never started",
+        label: "pinned, JSON refusal 500",
         pinned: true,
-        faults: [stall("creating VM"), fail("starting VM")],
+        faults: [
+          {
+            kind: "http",
+            op: "install",
+            status: 500,
+            body: '{"success":false,"message":"no"}',
+            contentType: "application/json; charset=utf-8",
+          },
+        ],
       }),
-      // appears and is removed again by the server's cleanup
-      runCase({ label: "drop, VM made then cleaned up", faults: [drop("creating VM"), fail("importing disk image")] }),
-      // destroyOnCreateFailure while following
       runCase({
-        label: "drop, never started, destroyOnCreateFailure",
-        faults: [drop("assigning IP"), fail("starting VM")],
-        inputs: { destroyOnCreateFailure: true },
+        label: "pinned, proxy 502 page",
+        pinned: true,
+        faults: [
+          { kind: "http", op: "install", status: 502, body: "<html>bad gateway</html>", contentType: "text/html" },
+        ],
       }),
     ]);
     expectAll(results, {
-      "drop, then fails before creation": "error",
-      "stall before the VMID, then fails": "error",
-      "pinned: drop, then fails": "error",
-      "drop, VM made but never started": "partial",
-      "drop before the VMID, VM never started": "partial",
-      "stall, VM made but never started": "partial",
-      "drop, VM made then cleaned up": "error",
-      "drop, never started, destroyOnCreateFailure": "error",
+      bare: "error",
+      "http 400": "error",
+      "pinned, JSON refusal 500": "error",
+      "pinned, proxy 502 page": "error",
     });
   });
+});
 
-  test("known limit: a lost stream while the VM already runs is taken as done; if the server then removes the VM, a refresh drops it", async () => {
-    // The server's API has no sign of "installation finished" other than the lost
-    // stream: a VM that exists and runs is taken as installed (see follow.ts).
-    const h = await startHarness({ imageCache: ["ubuntu/24.04"] });
-    try {
-      h.sim.addFault({ kind: "drop", op: "install", step: "waiting for ready" });
-      h.sim.addFault({ kind: "fail", op: "install", step: "SSH initialization" });
-      const ctx = h.ctx();
-      const { id, state } = await create(h.inputs({ name: "late" }), ctx);
-      expect(state.running).toBe(true);
-      expect(ctx.lines.some((l) => l.level === "warn" && /completion could not be observed/.test(l.msg))).toBe(true);
-      await h.sim.idle();
-      expect(h.sim.vms()).toEqual([]); // the server cleaned up after the failed SSH initialisation
-      expect(await read(id, state, h.ctx())).toBeUndefined(); // refresh removes it from state
-    } finally {
-      await h.close();
-    }
+describe("fault matrix: destroyOnCreateFailure after a lost stream", () => {
+  test("the VM the install left stopped is destroyed, nothing left; an unconfirmed one is never destroyed", async () => {
+    const results = await Promise.all([
+      runCase({
+        label: "left stopped",
+        faults: [{ kind: "drop", op: "install", step: "assigning IP" }, fail("starting VM")],
+        inputs: { destroyOnCreateFailure: true },
+      }),
+      runCase({
+        label: "completes",
+        faults: [{ kind: "drop", op: "install", step: "assigning IP" }],
+        inputs: { destroyOnCreateFailure: true },
+      }),
+      // The follow is cut short (5 simulated minutes) while the VM runs its init script.
+      runCase({
+        label: "unconfirmed",
+        pinned: true,
+        faults: [{ kind: "drop", op: "install", step: "SSH initialization" }],
+        inputs: { destroyOnCreateFailure: true },
+        timing: { followTimeoutMs: 5 * 60_000 },
+      }),
+    ]);
+    expectAll(results, { "left stopped": "error", completes: "ok", unconfirmed: "unconfirmed" });
   });
+});
+
+test("the error codes the matrix relies on are stable", () => {
+  expect(CODES).toMatchObject({ partial: "GPQ_PARTIAL", installFailed: "GPQ_INSTALL_FAILED" });
 });

@@ -17,7 +17,7 @@ export const SPEED = 2000;
 /** The longest legitimate silence is the 10-minute SSH timeout: 0.3 s here. */
 export const IDLE_MS = 1500;
 
-export const FAST: Timing = {
+export const FAST: Partial<Timing> = {
   pollIntervalMs: 10,
   shutdownTimeoutMs: 2000,
   stopTimeoutMs: 2000,

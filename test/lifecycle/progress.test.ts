@@ -1,5 +1,12 @@
 import { INSTALL_STEPS } from "../../provider/lifecycle";
-import { installProgress, installSteps, splitMessage, streamProgress } from "../../provider/lifecycle/progress";
+import {
+  MAX_LINE_CHARS,
+  capLine,
+  installProgress,
+  installSteps,
+  splitMessage,
+  streamProgress,
+} from "../../provider/lifecycle/progress";
 import { redactor } from "../../provider/lifecycle/redact";
 import { memoryFromList, diskFromList } from "../../provider/lifecycle/listing";
 import type { OperationEvent } from "../../provider/client/stream/types";
@@ -97,5 +104,36 @@ describe("GiB truncation of the list", () => {
     expect(diskFromList(32, 32)).toBe(32);
     expect(diskFromList(40, 32)).toBe(40);
     expect(diskFromList(16, undefined)).toBe(16);
+  });
+});
+
+describe("install progress: what the log must not say", () => {
+  test("the SSH key error the server recovers from: a debug line, then a warning that says it was recovered", () => {
+    const c = capture();
+    const on = installProgress(c.reporter, redactor([]), false);
+    on(
+      step(
+        "SSH preparation > checking SSH key",
+        "error",
+        "[-] failed to check user SSH key: failed to find user SSH public key",
+      ),
+    );
+    expect(c.lines.filter(([l]) => l !== "debug")).toEqual([]);
+    on(step("SSH preparation > creating SSH key", "success", "[+] successfully created SSH key pair (0.06s)"));
+    const warns = c.lines.filter(([l]) => l === "warn").map(([, m]) => m);
+    expect(warns).toEqual([
+      'install [10/17] SSH preparation > checking SSH key: recovered - the server had no SSH key pair ("failed to find user SSH public key") and created one',
+    ]);
+  });
+
+  test("one output line is cut to 4 KB, saying how much was cut; secrets are masked before the cut", () => {
+    const c = capture();
+    const on = installProgress(c.reporter, redactor(["hunter22"]), false);
+    on({ kind: "raw", text: `hunter22 ${"y".repeat(2_000_000)}` });
+    const [, msg] = c.lines[0]!;
+    expect(msg.length).toBeLessThan(MAX_LINE_CHARS + 100);
+    expect(msg).toContain("*** yyy");
+    expect(msg).toMatch(/… \[1995908 more characters not shown\]$/);
+    expect(capLine("short")).toBe("short");
   });
 });

@@ -1,14 +1,16 @@
-// read (refresh, import) and remove against the simulator.
+// read (refresh, import) and remove against the simulator. Each case has its
+// own simulator: none depends on another's leftovers.
 import { create, diff, read, remove, LifecycleError } from "../../provider/lifecycle";
+import type { GoPveQemuApi } from "../../provider/client/api";
 import type { VmState } from "../../provider/lifecycle";
 import { messages, startHarness } from "./harness";
 import type { Harness } from "./harness";
 
 let h: Harness;
-beforeAll(async () => {
+beforeEach(async () => {
   h = await startHarness({ nodes: ["pve1", "pve2"] });
 });
-afterAll(() => h.close());
+afterEach(() => h.close());
 
 describe("read", () => {
   test("an unchanged VM reads back exactly (no false drift from GiB truncation)", async () => {
@@ -47,7 +49,7 @@ describe("read", () => {
     const ctx = h.ctx();
     expect(await read(id, state, ctx)).toBeUndefined();
     expect(messages(ctx.lines, "warn")[0]).toMatch(/now belongs to a VM named "stranger-\d+"/);
-    h.sim.removeVm(Number(id));
+    expect(h.sim.vm(Number(id))?.name).toBe(`stranger-${id}`);
   });
 
   test("a disabled VM is reported plainly, known values kept", async () => {
@@ -140,7 +142,6 @@ describe("remove", () => {
     h.sim.addVm({ vmid: Number(id), requestedName: "other", running: true });
     await remove(id, state, h.ctx());
     expect(h.sim.vm(Number(id))?.name).toBe(`other-${id}`);
-    h.sim.removeVm(Number(id));
   });
 
   test("a disabled VM: a clear error naming the VM", async () => {
@@ -172,5 +173,22 @@ describe("remove", () => {
     const { connection: _c, inputs: _i, ...old } = state;
     await remove(id, old as VmState, h.ctx());
     expect(h.sim.vm(Number(id))).toBeUndefined();
+  });
+
+  test("the VM vanishes between the list and destroy: the server's 'no config' answer, confirmed by the list, is success", async () => {
+    const { id, state } = await create(h.inputs({ name: "d8", running: false }), h.ctx());
+    const ctx = h.ctx({
+      client: (conn) => {
+        const real = h.ctx().client(conn);
+        const racing: GoPveQemuApi = Object.create(real) as GoPveQemuApi;
+        racing.destroy = async (vmid, opts) => {
+          h.sim.removeVm(vmid); // removed by hand meanwhile
+          return real.destroy(vmid, opts);
+        };
+        return racing;
+      },
+    });
+    await remove(id, state, ctx);
+    expect(messages(ctx.lines, "info")).toContain(`VM d8-${id} (${id}) is already gone; nothing to delete`);
   });
 });

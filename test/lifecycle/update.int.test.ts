@@ -1,15 +1,18 @@
 // update against the simulator: the plan run in the preconditions' order,
-// each step logged, and failures that say what was and was not applied.
+// each step logged, failures that say what was and was not applied, and
+// streams lost on the way settled by watching the VM. Each case has its own
+// simulator: none depends on another's leftovers.
 import { create, diff, LifecycleError, PartialUpdateError, update } from "../../provider/lifecycle";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
+import { GoPveQemuClient } from "../../provider/client";
 import { messages, startHarness } from "./harness";
 import type { Harness } from "./harness";
 
 let h: Harness;
-beforeAll(async () => {
+beforeEach(async () => {
   h = await startHarness({ nodes: ["pve1", "pve2"], maxCpu: 8 });
 });
-afterAll(() => h.close());
+afterEach(() => h.close());
 
 /** Requests per operation since `before`. */
 function requestsSince(before: Record<string, number>): Record<string, number> {
@@ -168,6 +171,7 @@ test("a VM gone or disabled: clear errors", async () => {
     /is in the server's disabled list \(\.go_qemu_disabled/,
   );
   h.sim.settings({ disabled: [] });
+  expect(h.sim.stats().requests.setCpu ?? 0).toBe(0);
   h.sim.removeVm(Number(id));
   const err = await update(id, state, h.inputs({ name: "u11", cpu: 4 }), h.ctx()).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(LifecycleError);
@@ -187,6 +191,97 @@ test("a graceful shutdown that never ends falls back to a hard stop", async () =
       true,
     );
   } finally {
+    await slow.close();
+  }
+});
+
+describe("streams lost while the server carries on", () => {
+  test("a migration whose connection drops: the list shows the target node, so it is applied and the VM started", async () => {
+    const { id, state } = await vm(h.inputs({ name: "l1" }));
+    h.sim.addFault({ kind: "drop", op: "setNode", step: "migrating", vmid: Number(id), times: 1 });
+    const ctx = h.ctx();
+    const next = await update(id, state, h.inputs({ name: "l1", node: "pve2" }), ctx);
+    expect(next).toMatchObject({ node: "pve2", running: true });
+    expect(h.sim.vm(Number(id))).toMatchObject({ node: "pve2", status: "running" });
+    const warns = messages(ctx.lines, "warn");
+    expect(warns.some((m) => /the migrate stream was lost/.test(m))).toBe(true);
+    expect(warns).toContain(
+      `VM l1-${id} (${id}): the migrate was applied (the VM is on node pve2), though its stream was lost`,
+    );
+  });
+
+  test("a start whose stream stalls while the server waits for SSH: the VM runs, so it is applied", async () => {
+    const { id, state } = await vm(h.inputs({ name: "l2", running: false }));
+    h.sim.addFault({ kind: "stall", op: "start", step: "waiting for SSH", vmid: Number(id), times: 1 });
+    const ctx = h.ctx();
+    const next = await update(id, state, h.inputs({ name: "l2" }), ctx);
+    expect(next.running).toBe(true);
+    expect(h.sim.vm(Number(id))?.status).toBe("running");
+    expect(messages(ctx.lines, "warn").some((m) => /the start stream was lost after step "starting VM"/.test(m))).toBe(
+      true,
+    );
+  });
+
+  test("a start dropped before qm start: watched until the VM runs", async () => {
+    const { id, state } = await vm(h.inputs({ name: "l3", running: false }));
+    h.sim.addFault({ kind: "drop", op: "start", step: "starting VM", vmid: Number(id), times: 1 });
+    const next = await update(id, state, h.inputs({ name: "l3" }), h.ctx());
+    expect(next.running).toBe(true);
+    expect(h.sim.vm(Number(id))?.status).toBe("running");
+  });
+
+  test("a reboot dropped after the server reported it: applied, the new triggers recorded", async () => {
+    const { id, state } = await vm(h.inputs({ name: "l4", rebootTriggers: ["a"] }));
+    h.sim.addFault({ kind: "drop", op: "reboot", step: "waiting for SSH", vmid: Number(id), times: 1 });
+    const next = await update(id, state, h.inputs({ name: "l4", rebootTriggers: ["b"] }), h.ctx());
+    expect(next.inputs?.rebootTriggers).toEqual(["b"]);
+  });
+
+  test("a reboot dropped before the server reported it: a partial update keeping the old triggers; the next up reboots", async () => {
+    const { id, state } = await vm(h.inputs({ name: "l5", rebootTriggers: ["a"] }));
+    h.sim.addFault({ kind: "drop", op: "reboot", step: "rebooting VM", vmid: Number(id), times: 1 });
+    const news = h.inputs({ name: "l5", rebootTriggers: ["b"] });
+    const err = await update(id, state, news, h.ctx()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PartialUpdateError);
+    const p = err as PartialUpdateError;
+    expect(p.reasons[0]).toMatch(/cannot show whether it rebooted/);
+    expect(p.state).toMatchObject({ running: true, inputs: { rebootTriggers: ["a"] } });
+    expect(diff(id, p.state, news).update).toEqual(["rebootTriggers"]);
+    await h.sim.idle();
+    const again = await update(id, p.state, news, h.ctx());
+    expect(again.inputs?.rebootTriggers).toEqual(["b"]);
+  });
+
+  test("a definite failure (the server's refusal) is not settled by watching: it stays a failure", async () => {
+    const { id, state } = await vm(h.inputs({ name: "l6" }));
+    h.sim.addFault({ kind: "fail", op: "setNode", step: "migrating", vmid: Number(id), detail: "no route", times: 1 });
+    const err = await update(id, state, h.inputs({ name: "l6", node: "pve2" }), h.ctx()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PartialUpdateError);
+    const p = err as PartialUpdateError;
+    expect(p.reasons[0]).toMatch(/failed at "migrate pve1 -> pve2": .*no route/);
+    expect(p.state).toMatchObject({ node: "pve1", running: true });
+  });
+});
+
+test("the real server's blocking shutdown outlasts the client's request timeout: the shutdown still succeeds, no hard stop", async () => {
+  // 20 simulated minutes of guest shutdown = 600 ms here, against a 200 ms request timeout
+  const slow = await startHarness({ guestShutdownMs: 1_200_000 }, { shutdownTimeoutMs: 10_000 });
+  const clients: GoPveQemuClient[] = [];
+  try {
+    const { id, state } = await create(slow.inputs({ name: "blocking" }), slow.ctx());
+    const ctx = slow.ctx({
+      client: (conn) => {
+        const c = new GoPveQemuClient({ ...conn, requestTimeoutMs: 200, streamIdleTimeoutMs: 1500 });
+        clients.push(c);
+        return c;
+      },
+    });
+    const next = await update(id, state, slow.inputs({ name: "blocking", cpu: 3 }), ctx);
+    expect(next).toMatchObject({ cpu: 3, running: true });
+    expect(slow.sim.stats().requests.stop ?? 0).toBe(0);
+    expect(messages(ctx.lines, "warn")).toEqual([]);
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
     await slow.close();
   }
 });

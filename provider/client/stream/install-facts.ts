@@ -7,9 +7,7 @@
 // while the bulk of an install is two-space-indented command output.
 import type { StepEvent } from "../schemas";
 import type { InstallFacts } from "./types";
-
-const STEP_CREATING_VM = "VM creation > creating VM";
-const COMPLETED = "[+] VM installation completed";
+import { COMPLETED_MESSAGE as COMPLETED, STEP } from "./wire";
 
 // Steps that only run once `qm create` has succeeded: seeing any of them means a VM exists.
 function isAfterCreation(step: string): boolean {
@@ -45,7 +43,7 @@ export class InstallFactsTracker {
     let changed = false;
     const { step, status, message } = ev;
 
-    if (!this.facts.vmCreated && ((step === STEP_CREATING_VM && status === "success") || isAfterCreation(step))) {
+    if (!this.facts.vmCreated && ((step === STEP.creatingVm && status === "success") || isAfterCreation(step))) {
       this.facts.vmCreated = true;
       changed = true;
     }

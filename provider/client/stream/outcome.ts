@@ -13,6 +13,7 @@
 //   connection)  >  close without the completion mark.
 import { ErrorBodySchema, type StepEvent } from "../schemas";
 import { InstallFactsTracker } from "./install-facts";
+import { ERROR_FRAME_NAMES, STEP, isRecoverableSshKeyError } from "./wire";
 import { Tail } from "./tail";
 import type {
   FailureShape,
@@ -51,19 +52,11 @@ export interface OutcomeOptions {
   tailLineChars?: number;
 }
 
-// The one error the server recovers from (install, first install on a fresh server).
-const SSH_CHECK_STEP = "SSH preparation > checking SSH key";
-const SSH_CREATE_STEP = "SSH preparation > creating SSH key";
-const SSH_KEY_MISSING = "failed to find user SSH public key";
-
 // install: after `SSH initialization` succeeded the server runs `qm reboot`; when that fails it
 // returns with no event at all and the handler writes `event: close`. The step that failed is
 // the reboot, which the server names only once it has worked.
-const SSH_INIT_STEP = "VM initialization > SSH initialization";
-const REBOOT_STEP = "VM initialization > rebooting VM";
-
-// In-band error frames of other SSE services (seed 002 `sse_error`, seed 004 `event: error`).
-const ERROR_FRAME_NAMES = new Set(["error", "sse_error"]);
+const SSH_INIT_STEP = STEP.sshInit;
+const REBOOT_STEP = STEP.rebooting;
 
 export class OperationOutcome {
   private readonly tail: Tail;
@@ -138,12 +131,7 @@ export class OperationOutcome {
     this.facts?.observe(ev);
 
     if (status === "error") {
-      if (
-        this.kind === "install" &&
-        step === SSH_CHECK_STEP &&
-        message.includes(SSH_KEY_MISSING) &&
-        !this.sshKeyError
-      ) {
+      if (this.kind === "install" && isRecoverableSshKeyError(step, message) && !this.sshKeyError) {
         // Not a failure yet: the server goes on to create a key. Decided in finish().
         this.sshKeyError = { step, message };
       } else {
@@ -152,7 +140,7 @@ export class OperationOutcome {
       return;
     }
     if (this.kind === "install") {
-      if (status === "success" && step === SSH_CREATE_STEP && this.sshKeyError) this.sshKeyRecovered = true;
+      if (status === "success" && step === STEP.sshKeyCreate && this.sshKeyError) this.sshKeyRecovered = true;
       const f = this.facts!;
       if (f.completed && f.finalVmidSeen && f.finalIpSeen) this.completionSeen = true;
     } else if ((this.kind === "start" || this.kind === "reboot") && status === "info" && isFinalInfo(step, message)) {

@@ -1,0 +1,194 @@
+// The install call failed: classify how, observe the server where that
+// matters, decide (decide.ts, decideFailure), and record: retry, follow the
+// install (follow.ts), keep the VM in state (partial), or a plain error.
+import { CancelledError, ConnectionError, HttpStatusError, OperationFailedError } from "../client/errors";
+import type { VmEntry } from "../client/schemas";
+import type { InstallFacts } from "../client/stream/types";
+import { STEP, UNNAMED_PHASE, isRecoverableSshKeyError } from "../client/stream/wire";
+import type { Phase } from "../client/stream/wire";
+import { clockOf, openBoundsOf } from "./context";
+import { decideFailure, timelineOf } from "./decide";
+import type { Failure, FailureVerdict, Seen } from "./decide";
+import { CODES, LifecycleError } from "./errors";
+import type { ErrorCode } from "./errors";
+import { follow } from "./follow";
+import { observe, powerWord } from "./observe";
+import { failWithVm } from "./outcome";
+import type { CreateResult, InstallJob, Sighting } from "./outcome";
+import { vmLabel } from "./power";
+import { errorText, safeCause } from "./redact";
+import { dropUndefined, realName } from "./state";
+import type { InstallTicket } from "./vmid-lock";
+
+/** What the install had shown when it failed. */
+export interface Progress {
+  facts: InstallFacts;
+  step: string;
+  phase: Phase;
+}
+
+/** A retry is safe only when nothing of the install was created; `advice` is for when the retry fails too. */
+export type Attempt = { kind: "done"; result: CreateResult } | { kind: "retry"; reason: string; advice: string };
+
+/** How the install call failed, in the decision table's terms (pure but for the one list on a broken connection). */
+export async function classify(job: InstallJob, err: unknown, progress: Progress): Promise<Failure> {
+  if (err instanceof HttpStatusError) return { kind: "rejected", status: err.status, definite: err.json };
+  if (err instanceof ConnectionError) {
+    const serverAnswers = await job.client.list({ signal: job.ctx.signal }).then(
+      () => true,
+      () => false,
+    );
+    return { kind: "unreachable", serverAnswers };
+  }
+  if (err instanceof CancelledError) return { kind: "cancelled" };
+  if (!(err instanceof OperationFailedError)) return { kind: "unexpected" };
+  switch (err.shape) {
+    case "aborted":
+      return { kind: "cancelled" };
+    case "connection-lost":
+    case "idle-timeout":
+    case "overall-timeout":
+      return { kind: "lost" };
+    default:
+      // The recoverable SSH-key error with the stream ending right after it: the server goes on.
+      if (err.shape === "error-event" && isRecoverableSshKeyError(err.step, err.serverMessage)) return { kind: "lost" };
+      // An in-band error frame (no step): the stream's own failure (a proxy's), not the server's;
+      // go-pve-qemu names a step in every error it sends, and carries on without a listener.
+      if (err.shape === "error-event" && err.step === undefined) return { kind: "lost" };
+      return {
+        kind: "ended",
+        step: err.step,
+        retryable: err.shape === "error-event" && err.step === STEP.sshKeyCreate,
+        vmidTakenRace: err.step === STEP.creatingVm,
+        reachedEnd: err.shape === "no-completion" && (progress.phase === "finalize" || progress.facts.completed),
+      };
+  }
+}
+
+export async function settleFailure(
+  job: InstallJob,
+  err: unknown,
+  progress: Progress,
+  before: Set<number>,
+  ticket: InstallTicket,
+  attempt: number,
+): Promise<Attempt> {
+  const { inputs, redact } = job;
+  const facts: Partial<InstallFacts> = {
+    ...progress.facts,
+    ...(err instanceof OperationFailedError && err.facts ? dropUndefined(err.facts) : {}),
+  };
+  const vmid = facts.vmid ?? inputs.vmid;
+  const failure = await classify(job, err, progress);
+  const looked = failure.kind === "ended" && vmid !== undefined ? await look(job, vmid) : undefined;
+  const seen = looked?.seen;
+  const verdict = decideFailure(
+    failure,
+    {
+      vmid,
+      vmCreated: facts.vmCreated === true,
+      pinned: inputs.vmid !== undefined,
+      followable: vmid !== undefined || inputs.name !== undefined,
+      existedBefore: vmid !== undefined && before.has(vmid),
+      attempt,
+    },
+    seen,
+  );
+  const why = failure.kind === "lost" ? streamLoss(err, redact) : errorText(err, redact);
+  const cause = safeCause(err, redact);
+  const sighting: Sighting = { facts: { ...facts, vmid }, entry: looked?.entry, status: looked?.status };
+  return recordFailure(job, verdict, { facts, vmid, why, cause, progress, before, ticket, failure, sighting });
+}
+
+/** One look at the VMID, for the table and for the state. */
+/** What happened to the stream, without the client's "install failed at step ..." (the install may well go on). */
+function streamLoss(err: unknown, redact: (s: string) => string): string {
+  if (!(err instanceof OperationFailedError)) return errorText(err, redact);
+  if (err.shape === "error-event" && err.step !== undefined) {
+    return "the stream ended right after the error the server recovers from (no SSH key pair yet)";
+  }
+  const what = LOSS_TEXT[err.shape] ?? "the stream ended";
+  return redact(err.serverMessage ? `${what}: ${err.serverMessage}` : what);
+}
+
+const LOSS_TEXT: Partial<Record<string, string>> = {
+  "connection-lost": "the connection ended before the stream closed",
+  "idle-timeout": "the stream went silent for longer than the idle timeout",
+  "overall-timeout": "the install took longer than the stream's overall timeout",
+  "error-event": "an error frame in the stream, not from the install",
+};
+
+async function look(job: InstallJob, vmid: number): Promise<{ seen: Seen; entry?: VmEntry; status?: string }> {
+  try {
+    const o = await observe(job.client, vmid, { vmName: realName(job.inputs.name, vmid) }, job.ctx.signal);
+    if (!o.listed) return { seen: { kind: "absent" } };
+    if (!o.nameMatches) return { seen: { kind: "other", name: o.entry!.name } };
+    const seen: Seen = { kind: "present", running: o.running === true, tagged: o.entry!.os !== "" };
+    return { seen, entry: o.entry, status: powerWord(o) };
+  } catch (err) {
+    return { seen: { kind: "unreadable", error: errorText(err, job.redact) } };
+  }
+}
+
+interface Known {
+  facts: Partial<InstallFacts>;
+  vmid?: number;
+  why: string;
+  cause: unknown;
+  progress: Progress;
+  before: Set<number>;
+  ticket: InstallTicket;
+  failure: Failure;
+  sighting: Sighting;
+}
+
+async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Promise<Attempt> {
+  switch (v.kind) {
+    case "retry":
+      return { kind: "retry", reason: v.why, advice: v.advice };
+    case "follow": {
+      const step = v.from === "start" ? "" : k.progress.step;
+      const phase = v.from === "start" ? "checkVmid" : k.progress.phase;
+      if (v.from === "start") job.ctx.reporter.warn(`${v.why}; asking the server what became of it`);
+      const at = { facts: k.facts, step, phase, before: k.before, ticket: k.ticket, why: k.why, cause: k.cause };
+      return { kind: "done", result: await follow(job, at) };
+    }
+    case "partial": {
+      const lost =
+        v.installState === "unconfirmed"
+          ? timelineOf(
+              { step: k.progress.step, phase: k.progress.phase, lostAt: clockOf(job.ctx).now() },
+              openBoundsOf(job.ctx),
+              job.inputs.node !== undefined,
+            )
+          : undefined;
+      const label = vmLabel(k.vmid!, k.facts.realName);
+      return failWithVm(job, k.sighting, [`the install of VM ${label} ${v.why}${during(k)}: ${k.why}`], k.cause, lost);
+    }
+    default:
+      throw new LifecycleError(failureText(job, v, k), { cause: k.cause, code: codeOf(k.failure) });
+  }
+}
+
+/** A silent failure of `qm start` / `qm reboot`, which the stream names by the step before. */
+function during(k: Known): string {
+  const text = k.failure.kind === "ended" ? UNNAMED_PHASE[k.progress.phase] : undefined;
+  return text ? ` while ${text}, after step "${k.progress.step}"` : "";
+}
+
+function failureText(job: InstallJob, v: { kind: string; why: string }, k: Known): string {
+  const f = k.failure;
+  if (f.kind === "rejected") {
+    const words = k.cause instanceof HttpStatusError ? job.redact(k.cause.serverMessage) : k.why;
+    return `the server rejected the install: ${words} (HTTP ${f.status}); ${v.why}`;
+  }
+  if (f.kind === "unreachable") return `could not reach the server at ${job.conn.endpoint} to install: ${k.why}`;
+  const which = k.vmid === undefined ? "the install" : `the install of VM ${k.vmid}`;
+  return `${which} failed; ${v.why}: ${k.why}`;
+}
+
+function codeOf(f: Failure): ErrorCode {
+  if (f.kind === "unreachable") return CODES.unreachable;
+  if (f.kind === "cancelled") return CODES.cancelled;
+  return CODES.installFailed;
+}

@@ -1,0 +1,118 @@
+// One streamed update step (start, reboot, set/node), run to a verdict the
+// VM itself confirms: the stream's progress is shown, then the VM is watched
+// (observe + poll) and the decision table (decide-operation.ts) says whether
+// the step was applied. A lost stream thus ends as "applied" (with a warning
+// that says the stream was lost, not that the step failed) or as a failure
+// that quotes what the VM shows; a definite failure of the server is thrown
+// as it is.
+import type { GoPveQemuApi } from "../client/api";
+import { OperationFailedError } from "../client/errors";
+import type { OperationEvent } from "../client/stream/types";
+import { timingOf } from "./context";
+import type { LifecycleContext } from "./context";
+import { boundMs, decideOperation, isLost, lookOf } from "./decide-operation";
+import type { Look, OperationVerdict, StreamReport, StreamedKind } from "./decide-operation";
+import { LifecycleError } from "./errors";
+import { observe } from "./observe";
+import { poll } from "./poll";
+import { seconds } from "./power";
+import { streamProgress } from "./progress";
+import { errorText, safeCause } from "./redact";
+import type { Redactor } from "./redact";
+
+export interface StepTarget {
+  client: GoPveQemuApi;
+  vmid: number;
+  /** the real name the VM must still have */
+  vmName?: string;
+  label: string;
+  ctx: LifecycleContext;
+  redact: Redactor;
+}
+
+/** The power step of start / reboot: once it succeeded, the VM runs (the rest is the server's wait for SSH). */
+const POWER_STEP: Record<StreamedKind, string | undefined> = {
+  start: "starting VM",
+  reboot: "rebooting VM",
+  migrate: undefined,
+};
+
+/** Runs the operation and resolves once the VM shows it applied; throws otherwise. */
+export async function runStreamed(t: StepTarget, kind: StreamedKind, targetNode?: string): Promise<void> {
+  let powerStepDone = false;
+  const progress = streamProgress(kind, t.ctx.reporter, t.redact);
+  const onEvent = (ev: OperationEvent): void => {
+    const step =
+      ev.kind === "step" ? ev : ev.kind === "raw" && ev.recovered?.kind === "step" ? ev.recovered : undefined;
+    if (step && step.status === "success" && step.step === POWER_STEP[kind]) powerStepDone = true;
+    progress(ev);
+  };
+  let ended: StreamReport["ended"] = "success";
+  try {
+    await send(t, kind, targetNode, onEvent);
+  } catch (err) {
+    if (t.ctx.signal?.aborted || !(err instanceof OperationFailedError) || !isLost(err.shape)) throw err;
+    ended = "lost";
+    t.ctx.reporter.warn(
+      `VM ${t.label}: the ${kind} stream was lost${err.step ? ` after step "${err.step}"` : ""} (${lossText(err, t.redact)}); ` +
+        "the server carries on without us: asking it whether the step was applied",
+    );
+    const verdict = await watch(t, { kind, ended, powerStepDone, targetNode });
+    if (verdict.kind !== "applied") throw new LifecycleError(verdict.why, { cause: safeCause(err, t.redact) });
+    t.ctx.reporter.warn(`VM ${t.label}: the ${kind} was applied (${verdict.why}), though its stream was lost`);
+    return;
+  }
+  const verdict = await watch(t, { kind, ended, powerStepDone, targetNode });
+  if (verdict.kind !== "applied") throw new LifecycleError(`${kind} of VM ${t.label} ${verdict.why}`);
+}
+
+const LOSS: Partial<Record<OperationFailedError["shape"], string>> = {
+  "connection-lost": "the connection ended before the stream closed",
+  "idle-timeout": "the stream went silent for longer than the idle timeout",
+  "overall-timeout": "the operation took longer than its overall timeout",
+  "no-completion": "the stream closed without the operation's completion mark",
+};
+
+/** How the stream was lost, in words, with what the client saw (e.g. `Invalid character in chunk size`). */
+function lossText(err: OperationFailedError, redact: Redactor): string {
+  const how = LOSS[err.shape] ?? err.shape;
+  return err.serverMessage ? `${how}: ${redact(err.serverMessage.split("\n")[0]!)}` : how;
+}
+
+function send(
+  t: StepTarget,
+  kind: StreamedKind,
+  targetNode: string | undefined,
+  onEvent: (ev: OperationEvent) => void,
+): Promise<unknown> {
+  const opts = { signal: t.ctx.signal, onEvent };
+  if (kind === "start") return t.client.start(t.vmid, opts);
+  if (kind === "reboot") return t.client.reboot(t.vmid, opts);
+  return t.client.migrate(t.vmid, targetNode!, opts);
+}
+
+/** Looks at the VM until the table says applied or failed, or its bound passes (then the last look decides). */
+async function watch(t: StepTarget, report: StreamReport): Promise<OperationVerdict> {
+  const bound = boundMs(report, timingOf(t.ctx));
+  const look = async (signal?: AbortSignal): Promise<Look> => {
+    try {
+      return lookOf(await observe(t.client, t.vmid, { vmName: t.vmName }, signal));
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      return { kind: "unreadable", error: errorText(err, t.redact) };
+    }
+  };
+  const result = await poll(t.ctx, {
+    probe: look,
+    done: (l) => decideOperation(report, l, false).kind !== "wait",
+    timeoutMs: bound,
+    onRound: ({ value }) => {
+      if (value) t.ctx.reporter.debug(`VM ${t.label}: ${decideOperation(report, value, false).why}`);
+    },
+  });
+  const last: Look = result.reached ? result.value : (result.last ?? { kind: "unreadable", error: "no answer" });
+  const verdict = decideOperation(report, last, true);
+  if (verdict.kind === "failed" && !result.reached)
+    return { ...verdict, why: `${verdict.why} after ${seconds(bound)}` };
+  return verdict;
+}

@@ -1,0 +1,317 @@
+// The install's decision table, row by row (decide.ts): what a failed install
+// call ends in, how a lost stream is followed, and how read/update settle an
+// unconfirmed install later. Pure functions: no server, no clock.
+import { DEFAULT_OPEN_BOUNDS, SSH_WAIT_MS, phaseBounds, phaseOfEvent } from "../../provider/client/stream/wire";
+import { advance, decideFailure, decideLost, phaseShown, settle, timelineOf } from "../../provider/lifecycle/decide";
+import type { Failure, FailureFacts, Seen } from "../../provider/lifecycle/decide";
+import type { Observation } from "../../provider/lifecycle/observe";
+import { settleState } from "../../provider/lifecycle/settle";
+
+const OPEN = DEFAULT_OPEN_BOUNDS;
+const B = phaseBounds(OPEN);
+const facts = (patch: Partial<FailureFacts> = {}): FailureFacts => ({
+  vmCreated: false,
+  pinned: false,
+  followable: true,
+  existedBefore: false,
+  attempt: 1,
+  ...patch,
+});
+const ended = (patch: Partial<Extract<Failure, { kind: "ended" }>> = {}): Failure => ({
+  kind: "ended",
+  retryable: false,
+  vmidTakenRace: false,
+  reachedEnd: false,
+  ...patch,
+});
+const present = (running: boolean, tagged = true): Seen => ({ kind: "present", running, tagged });
+
+describe("decideFailure: right after the install call failed", () => {
+  test.each<[string, Failure, Partial<FailureFacts>, Seen | undefined, string]>([
+    [
+      "a JSON refusal, even a 5xx with a pinned VMID",
+      { kind: "rejected", status: 500, definite: true },
+      { vmid: 150, pinned: true },
+      undefined,
+      "failed",
+    ],
+    ["a 4xx from anything", { kind: "rejected", status: 400, definite: false }, {}, undefined, "failed"],
+    [
+      "a proxy's 502 page",
+      { kind: "rejected", status: 502, definite: false },
+      { vmid: 150, pinned: true },
+      undefined,
+      "follow:start",
+    ],
+    [
+      "a proxy's 502 with nothing to recognise the VM by",
+      { kind: "rejected", status: 502, definite: false },
+      { followable: false },
+      undefined,
+      "failed",
+    ],
+    [
+      "no answer, and the server does not answer a list",
+      { kind: "unreachable", serverAnswers: false },
+      {},
+      undefined,
+      "failed",
+    ],
+    [
+      "no answer, but the server answers a list",
+      { kind: "unreachable", serverAnswers: true },
+      {},
+      undefined,
+      "follow:start",
+    ],
+    ["cancelled before the VMID", { kind: "cancelled" }, {}, undefined, "failed"],
+    ["cancelled with a VMID", { kind: "cancelled" }, { vmid: 150 }, undefined, "partial:unconfirmed"],
+    ["lost stream", { kind: "lost" }, { vmid: 150 }, undefined, "follow:stream"],
+    ["lost stream, nothing to recognise the VM by", { kind: "lost" }, { followable: false }, undefined, "failed"],
+    ["SSH key pair race", ended({ retryable: true }), {}, undefined, "retry"],
+    ["SSH key pair race again", ended({ retryable: true }), { attempt: 2 }, undefined, "failed"],
+    ["ended before a VMID", ended(), {}, undefined, "failed"],
+    ["ended, nothing left", ended(), { vmid: 150, vmCreated: true }, { kind: "absent" }, "failed"],
+    [
+      "ended after the VM was made, it is there",
+      ended(),
+      { vmid: 150, vmCreated: true },
+      present(true),
+      "partial:failed",
+    ],
+    [
+      "ended after the VM was made, the server cannot say",
+      ended(),
+      { vmid: 150, vmCreated: true },
+      { kind: "unreadable", error: "x" },
+      "partial:failed",
+    ],
+    [
+      "ended before the VM was made, the server cannot say",
+      ended(),
+      { vmid: 150 },
+      { kind: "unreadable", error: "x" },
+      "failed",
+    ],
+    ["auto VMID race lost to another client", ended({ vmidTakenRace: true }), { vmid: 150 }, present(true), "retry"],
+    [
+      "pinned VMID taken meanwhile",
+      ended({ vmidTakenRace: true }),
+      { vmid: 150, pinned: true },
+      present(true),
+      "failed",
+    ],
+    ["a VM that existed before", ended(), { vmid: 150, existedBefore: true }, present(true), "failed"],
+    [
+      "the VMID now holds another VM",
+      ended(),
+      { vmid: 150, vmCreated: true },
+      { kind: "other", name: "x-150" },
+      "failed",
+    ],
+    [
+      "the last step reached, its end lost",
+      ended({ reachedEnd: true }),
+      { vmid: 150, vmCreated: true },
+      present(true),
+      "follow:stream",
+    ],
+  ])("%s -> %s", (_label, f, patch, seen, want) => {
+    const v = decideFailure(f, facts(patch), seen);
+    const got = v.kind === "follow" ? `follow:${v.from}` : v.kind === "partial" ? `partial:${v.installState}` : v.kind;
+    expect(got).toBe(want);
+  });
+});
+
+describe("the timeline of a lost stream, from the server's step bounds", () => {
+  test("lost at the download: creation, start and removal bounds add up the steps after it", () => {
+    const t = timelineOf({ step: "OS preparation > downloading OS image", phase: "download", lostAt: 0 }, OPEN, false);
+    expect(t.createBy).toBe(B.download + B.sshKey + B.createVm);
+    expect(t.startBy).toBe(t.createBy + B.importDisk + B.initConfig + B.qmStart);
+    expect(t.undoBy).toBe(t.startBy + B.waitReady + B.sshInit + 5_000 + 2 * OPEN.commandMs);
+    expect(t.settleBy).toBe(t.undoBy);
+    expect(B.waitReady).toBe(600_000); // 60 x (5 s connect timeout + 5 s sleep)
+    expect(SSH_WAIT_MS).toBe(600_000);
+  });
+
+  test("the migration counts only when a node was asked for", () => {
+    const a = timelineOf({ step: "", phase: "initConfig", lostAt: 0 }, OPEN, false);
+    const b = timelineOf({ step: "", phase: "initConfig", lostAt: 0 }, OPEN, true);
+    expect(b.startBy - a.startBy).toBe(OPEN.migrateMs);
+  });
+
+  test("lost after the SSH initialisation: the server can no longer create or remove anything", () => {
+    const t = timelineOf(
+      { step: "VM initialization > rebooting VM", phase: "waitAfterReboot", lostAt: 42 },
+      OPEN,
+      false,
+    );
+    expect(t).toMatchObject({ createBy: 42, startBy: 42, undoBy: 42 });
+  });
+
+  test("the events' phases: a step's success can mean the next phase began", () => {
+    expect(phaseOfEvent("VM creation > creating VM", "success", "[+] VM created successfully (1.20s)", false)).toBe(
+      "importDisk",
+    );
+    expect(
+      phaseOfEvent(
+        "VM initialization > initializing configuration",
+        "success",
+        "[+] VM initialized successfully",
+        false,
+      ),
+    ).toBe("qmStart");
+    expect(
+      phaseOfEvent(
+        "VM initialization > initializing configuration",
+        "success",
+        "[+] VM initialized successfully",
+        true,
+      ),
+    ).toBe("migrate");
+    expect(
+      phaseOfEvent("VM initialization > initializing configuration", "success", "[+] VM started successfully", false),
+    ).toBe("waitReady");
+    expect(
+      phaseOfEvent("VM initialization > SSH initialization", "success", "[+] SSH initialization completed", false),
+    ).toBe("qmReboot");
+    expect(phaseOfEvent("VM initialization > rebooting VM", "processing", "[+] VM rebooting", false)).toBe(
+      "waitAfterReboot",
+    );
+    expect(phaseOfEvent("OS preparation > using OS image", "success", "[+] using OS image", false)).toBe("sshKey");
+  });
+
+  test("progress the VM shows tightens the bounds, never loosens them", () => {
+    const t = timelineOf({ step: "", phase: "checkVmid", lostAt: 0 }, OPEN, false);
+    expect(phaseShown(present(false, false))).toBe("importDisk");
+    expect(phaseShown(present(false, true))).toBe("initConfig");
+    expect(phaseShown(present(true))).toBe("waitReady");
+    const running = advance(t, "waitReady", 100_000, OPEN, false);
+    expect(running.undoBy).toBe(100_000 + B.waitReady + B.sshInit + 5_000 + 2 * OPEN.commandMs);
+    expect(running.undoBy).toBeLessThan(t.undoBy);
+    expect(advance(running, "importDisk", 200_000, OPEN, false)).toBe(running);
+    const late = advance(t, "waitReady", t.undoBy, OPEN, false);
+    expect(late.undoBy).toBe(t.undoBy);
+  });
+});
+
+describe("decideLost: one round of following", () => {
+  const t = timelineOf({ step: "VM initialization > waiting for ready", phase: "waitReady", lostAt: 0 }, OPEN, false);
+  const end = { capAt: Number.POSITIVE_INFINITY, vmidKnown: true, grace: 65_000 };
+  const mem = { seen: true };
+
+  test("the ghost: the VM runs, but the server may still remove it: follow, never done", () => {
+    expect(decideLost(t, present(true), mem, t.undoBy - 1, end).kind).toBe("follow");
+    expect(decideLost(t, present(true), mem, t.undoBy, end)).toMatchObject({ kind: "done", inferred: true });
+  });
+
+  test("lost after the point of no return, it runs: done at once, not inferred", () => {
+    const after = timelineOf(
+      { step: "VM initialization > rebooting VM", phase: "waitAfterReboot", lostAt: 0 },
+      OPEN,
+      false,
+    );
+    expect(decideLost(after, present(true), mem, 0, end)).toMatchObject({ kind: "done", inferred: false });
+  });
+
+  test("seen, then gone: the server cleaned up", () => {
+    expect(decideLost(t, { kind: "absent" }, mem, 1, end).kind).toBe("failed");
+  });
+
+  test("never seen: follow while it can still be created, then a clear failure", () => {
+    const early = timelineOf({ step: "", phase: "download", lostAt: 0 }, OPEN, false);
+    expect(decideLost(early, { kind: "absent" }, { seen: false }, early.createBy - 1, end).kind).toBe("follow");
+    expect(decideLost(early, { kind: "absent" }, { seen: false }, early.createBy, end).kind).toBe("failed");
+  });
+
+  test("stopped past the start bound for longer than the grace: the install failed and left it", () => {
+    const early = timelineOf({ step: "", phase: "importDisk", lostAt: 0 }, OPEN, false);
+    const at = early.startBy;
+    expect(decideLost(early, present(false, false), { seen: true, stoppedSince: at - 1000 }, at, end).kind).toBe(
+      "follow",
+    );
+    expect(decideLost(early, present(false, false), { seen: true, stoppedSince: at - 65_000 }, at, end)).toMatchObject({
+      kind: "partial",
+      installState: "failed",
+    });
+  });
+
+  test("the cap before the outcome is known: unconfirmed with a VMID, unknown without", () => {
+    expect(decideLost(t, present(true), mem, 1, { ...end, capAt: 1 })).toMatchObject({
+      kind: "partial",
+      installState: "unconfirmed",
+    });
+    expect(
+      decideLost(t, { kind: "unreadable", error: "x" }, { seen: false }, 1, { ...end, capAt: 1, vmidKnown: false })
+        .kind,
+    ).toBe("unknown");
+  });
+
+  test("the VMID taken by another VM: not this install's", () => {
+    expect(decideLost(t, { kind: "other", name: "x-150" }, mem, 1, end).kind).toBe("failed");
+  });
+});
+
+describe("settle: the next refresh or up decides an unconfirmed install", () => {
+  const t = {
+    ...timelineOf({ step: "VM initialization > SSH initialization", phase: "sshInit", lostAt: 0 }, OPEN, false),
+    seen: true,
+  };
+
+  test.each<[string, Seen, number, string]>([
+    ["runs, the server may still remove it", present(true), 1, "unconfirmed"],
+    ["runs, past the removal bound", present(true), t.undoBy, "done"],
+    ["gone", { kind: "absent" }, 1, "gone"],
+    ["stopped once everything is over", present(false), t.settleBy, "failed-left"],
+    ["stopped before that", present(false), 1, "unconfirmed"],
+    ["the server cannot say", { kind: "unreadable", error: "x" }, t.settleBy, "unconfirmed"],
+    ["another VM holds the VMID", { kind: "other", name: "x" }, 1, "gone"],
+  ])("%s -> %s", (_l, seen, now, want) => {
+    expect(settle(t, seen, now).kind).toBe(want);
+  });
+});
+
+describe("settleState: the state after settling (for read and update)", () => {
+  const lost = {
+    ...timelineOf({ step: "VM initialization > SSH initialization", phase: "sshInit", lostAt: 0 }, OPEN, false),
+    seen: true,
+  };
+  const state = {
+    vmid: 150,
+    vmName: "m-150",
+    installState: "unconfirmed" as const,
+    installLost: lost,
+    installComplete: false,
+    installProblem: "x",
+  };
+  const o = (patch: Partial<Observation>): Observation => ({
+    vmid: 150,
+    listed: true,
+    disabled: false,
+    nameMatches: true,
+    entry: { vmid: 150, name: "m-150", os: "ubuntu", running: true, node: "pve1", cpu: 2, disk: 16, memory: 2 },
+    running: true,
+    ...patch,
+  });
+
+  test("done: installed, the unconfirmed fields gone", () => {
+    const r = settleState(state, o({}), lost.undoBy);
+    expect(r.kind).toBe("done");
+    expect(r.kind !== "gone" && r.state).toEqual({
+      vmid: 150,
+      vmName: "m-150",
+      installComplete: true,
+      installProblem: undefined,
+    });
+  });
+
+  test("gone, still unknown, failed and left", () => {
+    expect(settleState(state, o({ listed: false, entry: undefined }), 1).kind).toBe("gone");
+    const r = settleState(state, o({}), 1);
+    expect(r).toMatchObject({ kind: "unconfirmed", state: { installState: "unconfirmed" } });
+    expect(settleState(state, o({ running: false }), lost.settleBy)).toMatchObject({
+      kind: "failed-left",
+      state: { installComplete: false },
+    });
+  });
+});

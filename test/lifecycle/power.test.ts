@@ -1,0 +1,143 @@
+// shutdownAndWait on a virtual clock against the in-memory server, with the
+// default timing: the real server's blocking shutdown (minutes), the older
+// "answer at once, stop later" behaviour, a guest that never stops, and a
+// server that says the graceful shutdown failed.
+import type { LifecycleContext, Timing } from "../../provider/lifecycle";
+import { shutdownAndWait, stopAndWait } from "../../provider/lifecycle/power";
+import { redactor } from "../../provider/lifecycle/redact";
+import { VirtualClock } from "./clock";
+import { FakeServer } from "./fake-server";
+
+interface Setup {
+  clock: VirtualClock;
+  server: FakeServer;
+  ctx: LifecycleContext;
+  lines: string[];
+}
+
+function setup(timing: Partial<Timing> = {}, signal?: AbortSignal): Setup {
+  const clock = new VirtualClock();
+  const server = new FakeServer(clock);
+  server.add({ vmid: 101 });
+  const lines: string[] = [];
+  const client = server.client();
+  const ctx: LifecycleContext = {
+    reporter: {
+      info: (m) => lines.push(`info ${m}`),
+      warn: (m) => lines.push(`warn ${m}`),
+      debug: () => undefined,
+    },
+    client: () => client,
+    timing,
+    clock,
+    signal,
+  };
+  return { clock, server, ctx, lines };
+}
+
+const run = (s: Setup) => shutdownAndWait(s.ctx.client({ endpoint: "x" }), 101, "web-101 (101)", s.ctx, redactor([]));
+
+test("the real server's shutdown blocks 5 minutes: with the default timing it succeeds, saying every 30 s that it waits", async () => {
+  const s = setup();
+  s.server.shutdownMode = { mode: "blocking", takesMs: 5 * 60_000 };
+  expect(await run(s)).toBe("graceful");
+  expect(s.server.count("stop")).toBe(0);
+  expect(s.server.vms.get(101)?.running).toBe(false);
+  expect(s.lines).toEqual(
+    ["30s", "1m00s", "1m30s", "2m00s", "2m30s", "3m00s", "3m30s", "4m00s", "4m30s"].map(
+      (t) => `info waiting for VM web-101 (101) to shut down (${t})`,
+    ),
+  );
+  // the status check right after the answer is all the confirming needed
+  expect(s.clock.elapsed()).toBe(5 * 60_000);
+});
+
+test("a shutdown that does not answer within shutdownTimeoutMs is abandoned and the VM stopped hard", async () => {
+  const s = setup({ shutdownTimeoutMs: 120_000 });
+  s.server.shutdownMode = { mode: "hang" };
+  expect(await run(s)).toBe("forced");
+  const stop = s.server.calls.find((c) => c.call === "stop");
+  expect(stop?.at).toBe(s.clock.start + 120_000);
+  expect(s.server.vms.get(101)?.running).toBe(false);
+  expect(s.lines.filter((l) => l.startsWith("warn"))).toEqual([
+    "warn VM web-101 (101) did not shut down within 120s (the shutdown request got no answer); stopping it hard",
+  ]);
+  expect(s.lines.filter((l) => l.startsWith("info"))).toHaveLength(3); // 30s, 1m00s, 1m30s
+});
+
+test("older servers answer at once and the VM stops later: watched until stopped, no hard stop", async () => {
+  const s = setup();
+  s.server.shutdownMode = { mode: "immediate", takesMs: 45_000 };
+  expect(await run(s)).toBe("graceful");
+  expect(s.server.count("stop")).toBe(0);
+  expect(s.clock.elapsed()).toBeGreaterThanOrEqual(45_000);
+  expect(s.clock.elapsed()).toBeLessThan(45_000 + 2_000 + 1); // one poll interval at most after it stopped
+});
+
+test("answered at once but the VM keeps running: a hard stop once the shutdown time is used up", async () => {
+  const s = setup({ shutdownTimeoutMs: 60_000 });
+  s.server.shutdownMode = { mode: "immediate", takesMs: 1e12 };
+  expect(await run(s)).toBe("forced");
+  expect(s.server.calls.find((c) => c.call === "stop")?.at).toBe(s.clock.start + 60_000);
+  expect(s.lines).toContain(
+    "warn VM web-101 (101) did not shut down within 60s (status says running); stopping it hard",
+  );
+});
+
+test("the server says the graceful shutdown failed (qm's own timeout): the hard stop follows", async () => {
+  const s = setup();
+  s.server.shutdownMode = {
+    mode: "error",
+    status: 500,
+    afterMs: 180_000,
+    message:
+      "failed to shutdown VM: [-] failed to shutdown VM: exit status 255, output: VM quit/powerdown failed - got timeout",
+  };
+  expect(await run(s)).toBe("forced");
+  expect(s.server.count("stop")).toBe(1);
+  expect(s.lines.filter((l) => l.startsWith("warn"))).toEqual([
+    "warn VM web-101 (101): the shutdown request failed (POST /api/vm/101/shutdown (VM 101) answered HTTP 500: failed to shutdown VM: [-] failed to shutdown VM: exit status 255, output: VM quit/powerdown failed - got timeout); watching whether the VM stops anyway",
+    "warn VM web-101 (101) did not shut down within 600s (status says running); stopping it hard",
+  ]);
+  // the wait for the VM to stop used what was left of the shutdown time, not more
+  expect(s.server.calls.find((c) => c.call === "stop")?.at).toBe(s.clock.start + 600_000);
+});
+
+test("a VM that is already stopped: the refusal means done", async () => {
+  const s = setup();
+  s.server.vms.get(101)!.running = false;
+  expect(await run(s)).toBe("already");
+  expect(s.server.count("stop")).toBe(0);
+});
+
+test("a definite refusal (4xx) is an error, not a reason to stop hard", async () => {
+  const s = setup();
+  s.server.shutdownMode = { mode: "error", status: 403, message: "this IP is not allowed to perform this action" };
+  await expect(run(s)).rejects.toThrow(
+    "could not shut down VM web-101 (101): POST /api/vm/101/shutdown (VM 101) answered HTTP 403: this IP is not allowed to perform this action",
+  );
+  expect(s.server.count("stop")).toBe(0);
+});
+
+test("cancelled while the shutdown blocks: rethrown at once, no hard stop", async () => {
+  const ac = new AbortController();
+  const s = setup({}, ac.signal);
+  s.server.shutdownMode = { mode: "hang" };
+  void s.clock.after(70_000).then(() => ac.abort());
+  await expect(run(s)).rejects.toThrow(/cancelled/);
+  expect(s.server.count("stop")).toBe(0);
+  expect(s.clock.elapsed()).toBe(70_000);
+});
+
+test("stopAndWait: a VM that stopped meanwhile is fine; one that never reads stopped is an error", async () => {
+  const s = setup({ stopTimeoutMs: 10_000 });
+  s.server.vms.get(101)!.running = false;
+  await stopAndWait(s.ctx.client({ endpoint: "x" }), 101, "web-101 (101)", s.ctx, redactor([]));
+  // a VM that is listed as running on another node after the stop (status not readable)
+  const t = setup({ stopTimeoutMs: 10_000 });
+  const client = t.ctx.client({ endpoint: "x" });
+  client.stop = async () => undefined; // the server says ok, the VM runs on
+  await expect(stopAndWait(client, 101, "web-101 (101)", t.ctx, redactor([]))).rejects.toThrow(
+    "VM web-101 (101) was stopped but status still says running after 10s",
+  );
+});

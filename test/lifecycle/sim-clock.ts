@@ -1,0 +1,23 @@
+// The lifecycle's clock in the simulator's time: the simulator runs `speed`
+// times faster than real time, so this clock does too. The lifecycle's bounds
+// are the real server's (a 10-minute SSH wait, a 30-minute download bound),
+// yet a test runs in seconds, and its assertions are made in simulated time,
+// never in wall time.
+import type { Clock } from "../../provider/lifecycle/context";
+import { sleep } from "../../provider/lifecycle/context";
+
+export interface SimClock extends Clock {
+  /** simulated ms since the clock was made */
+  elapsed(): number;
+}
+
+export function simClock(speed: number): SimClock {
+  const start = 1_000_000;
+  const t0 = performance.now();
+  const now = (): number => start + (performance.now() - t0) * speed;
+  return {
+    now,
+    sleep: (ms, signal) => sleep(ms / speed, signal),
+    elapsed: () => now() - start,
+  };
+}
