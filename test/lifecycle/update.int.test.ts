@@ -6,6 +6,7 @@ import { create, diff, LifecycleError, PartialUpdateError, update } from "../../
 import type { VmInputs, VmState } from "../../provider/lifecycle";
 import { GoPveQemuClient } from "../../provider/client";
 import { messages, startHarness } from "./harness";
+import { simClock } from "./sim-clock";
 import type { Harness } from "./harness";
 
 let h: Harness;
@@ -282,6 +283,28 @@ test("the real server's blocking shutdown outlasts the client's request timeout:
     expect(messages(ctx.lines, "warn")).toEqual([]);
   } finally {
     await Promise.all(clients.map((c) => c.close()));
+    await slow.close();
+  }
+});
+
+test("a guest that takes 5 minutes to shut down: with the default timing the update succeeds, saying every 30 s that it waits", async () => {
+  // The lifecycle's clock runs in the simulator's time: 5 simulated minutes take 1.5 s here.
+  const speed = 200;
+  const slow = await startHarness({ speed, guestShutdownMs: 5 * 60_000 });
+  try {
+    const clock = simClock(speed);
+    const { id, state } = await create(slow.inputs({ name: "guest" }), slow.ctx({ clock, timing: {} }));
+    const ctx = slow.ctx({ clock, timing: {} });
+    const next = await update(id, state, slow.inputs({ name: "guest", cpu: 3 }), ctx);
+    expect(next).toMatchObject({ cpu: 3, running: true });
+    expect(slow.sim.stats().requests.stop ?? 0).toBe(0);
+    const waiting = messages(ctx.lines, "info").filter((m) =>
+      m.startsWith(`waiting for VM guest-${id} (${id}) to shut down (`),
+    );
+    expect(waiting[0]).toBe(`waiting for VM guest-${id} (${id}) to shut down (30s)`);
+    expect(waiting.length).toBeGreaterThanOrEqual(2);
+    expect(messages(ctx.lines, "warn")).toEqual([]);
+  } finally {
     await slow.close();
   }
 });
