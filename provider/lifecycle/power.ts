@@ -23,7 +23,7 @@ import type { Redactor } from "./redact";
 export { RUNNING, isDisabled };
 
 /** How often a long wait says that it is still waiting. */
-const PROGRESS_EVERY_MS = 30_000;
+export const PROGRESS_EVERY_MS = 30_000;
 /** The client's own timeout for shutdown sits this much past ours, so ours (with its clear message) fires first. */
 const CLIENT_MARGIN_MS = 5_000;
 

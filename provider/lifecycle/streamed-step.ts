@@ -14,8 +14,9 @@ import { boundMs, decideOperation, isLost, lookOf } from "./decide-operation";
 import type { Look, OperationVerdict, StreamReport, StreamedKind } from "./decide-operation";
 import { LifecycleError } from "./errors";
 import { observe } from "./observe";
-import { poll } from "./poll";
-import { seconds } from "./power";
+import { elapsed, poll } from "./poll";
+import type { PollRound } from "./poll";
+import { PROGRESS_EVERY_MS, seconds } from "./power";
 import { streamProgress } from "./progress";
 import { errorText, safeCause } from "./redact";
 import type { Redactor } from "./redact";
@@ -66,6 +67,24 @@ export async function runStreamed(t: StepTarget, kind: StreamedKind, targetNode?
   if (verdict.kind !== "applied") throw new LifecycleError(`${kind} of VM ${t.label} ${verdict.why}`);
 }
 
+/**
+ * What a long watch says: a debug line when what the VM shows changes, and an
+ * info line every ~30 s, so a migration watched for minutes is not silent.
+ */
+function waitingLines(t: StepTarget, report: StreamReport): (round: PollRound<Look>) => void {
+  let lastWhy: string | undefined;
+  let nextInfo = PROGRESS_EVERY_MS;
+  return ({ value, elapsedMs }) => {
+    const why = value ? decideOperation(report, value, false).why : "no answer";
+    if (why !== lastWhy) t.ctx.reporter.debug(`VM ${t.label}: ${why}`);
+    lastWhy = why;
+    if (elapsedMs >= nextInfo) {
+      t.ctx.reporter.info(`waiting for VM ${t.label} to show the ${report.kind} (${elapsed(elapsedMs)}): ${why}`);
+      nextInfo = (Math.floor(elapsedMs / PROGRESS_EVERY_MS) + 1) * PROGRESS_EVERY_MS;
+    }
+  };
+}
+
 const LOSS: Partial<Record<OperationFailedError["shape"], string>> = {
   "connection-lost": "the connection ended before the stream closed",
   "idle-timeout": "the stream went silent for longer than the idle timeout",
@@ -106,9 +125,7 @@ async function watch(t: StepTarget, report: StreamReport): Promise<OperationVerd
     probe: look,
     done: (l) => decideOperation(report, l, false).kind !== "wait",
     timeoutMs: bound,
-    onRound: ({ value }) => {
-      if (value) t.ctx.reporter.debug(`VM ${t.label}: ${decideOperation(report, value, false).why}`);
-    },
+    onRound: waitingLines(t, report),
   });
   const last: Look = result.reached ? result.value : (result.last ?? { kind: "unreadable", error: "no answer" });
   const verdict = decideOperation(report, last, true);

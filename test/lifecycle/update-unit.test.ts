@@ -89,6 +89,19 @@ describe("a lost migration stream", () => {
     );
   });
 
+  test("a migration that takes minutes after its stream was lost: an info line every 30 s while watching", async () => {
+    const s = setup();
+    s.server.streamFaults.set("migrate", { shape: "connection-lost", applies: true, afterMs: 95_000 });
+    const next = await up(s, inputs({ node: "pve2" }));
+    expect(next.node).toBe("pve2");
+    expect(s.lines.filter((l) => l.includes("to show the migrate"))).toEqual(
+      ["30s", "1m00s", "1m30s"].map(
+        (t) =>
+          `info waiting for VM web-101 (101) to show the migrate (${t}): the VM is on node pve1, not pve2 (still migrating?)`,
+      ),
+    );
+  });
+
   test("the VM stays on the old node: a partial update after followTimeoutMs, true to the VM, and it is started again", async () => {
     const s = setup({ followTimeoutMs: 300_000 });
     s.server.streamFaults.set("migrate", { shape: "idle-timeout", applies: false });
