@@ -148,7 +148,12 @@ async function askShutdown(
   }
 }
 
-/** Hard stop, then wait until stopped. */
+/**
+ * Hard stop, then wait until stopped. A stop the server fails (5xx, no
+ * answer) is asked again until stopTimeoutMs: right after an abandoned
+ * shutdown the server's `qm shutdown` may still hold the VM's lock, and the
+ * stop fails with a lock timeout until it lets go. A 4xx is final.
+ */
 export async function stopAndWait(
   client: GoPveQemuApi,
   vmid: number,
@@ -157,16 +162,21 @@ export async function stopAndWait(
   redact: Redactor,
 ): Promise<void> {
   const { stopTimeoutMs } = timingOf(ctx);
-  try {
-    await client.stop(vmid, { signal: ctx.signal, timeoutMs: stopTimeoutMs });
-  } catch (err) {
-    if (ctx.signal?.aborted) throw err;
-    if (!isPowerRefusal(err, false)) {
-      throw new LifecycleError(`could not stop VM ${label}: ${errorText(err, redact)}`, {
-        cause: safeCause(err, redact),
-      });
-    }
-  }
+  const fail = (err: unknown): LifecycleError =>
+    new LifecycleError(`could not stop VM ${label}: ${errorText(err, redact)}`, { cause: safeCause(err, redact) });
+  const sent = await poll(ctx, {
+    probe: (signal) =>
+      client.stop(vmid, { signal, timeoutMs: stopTimeoutMs }).catch((err: unknown) => {
+        if (isPowerRefusal(err, false)) return; // stopped meanwhile
+        throw err;
+      }),
+    done: () => true,
+    timeoutMs: stopTimeoutMs,
+    fatal: (err) => err instanceof HttpStatusError && err.status < 500,
+  }).catch((err: unknown) => {
+    throw ctx.signal?.aborted ? err : fail(err);
+  });
+  if (!sent.reached) throw fail(sent.lastError);
   const waited = await waitForStatus(client, vmid, STOPPED, stopTimeoutMs, ctx);
   if (!waited.reached) {
     throw new LifecycleError(

@@ -45,6 +45,8 @@ export class FakeServer {
   readonly calls: Array<{ at: number; call: string }> = [];
   shutdownMode: ShutdownMode = { mode: "blocking", takesMs: 10_000 };
   mainNode = "pve1";
+  /** answers of the next `stop` calls, one consumed per call, before it works */
+  readonly stopFailures: Array<{ status: number; message: string }> = [];
   /** per operation, the fault of the next call (consumed) */
   readonly streamFaults = new Map<OperationKind, StreamFault>();
 
@@ -86,6 +88,8 @@ export class FakeServer {
       shutdown: (vmid, opts) => this.shutdown(vmid, opts),
       stop: async (vmid) => {
         this.log("stop");
+        const failure = this.stopFailures.shift();
+        if (failure) throw http(failure.status, failure.message, "stop", vmid);
         const vm = this.mustRun(vmid, "stop");
         vm.running = false;
       },

@@ -129,6 +129,38 @@ test("cancelled while the shutdown blocks: rethrown at once, no hard stop", asyn
   expect(s.clock.elapsed()).toBe(70_000);
 });
 
+test("after an abandoned shutdown the stop may fail on the VM's lock: it is asked again until it works", async () => {
+  const s = setup({ shutdownTimeoutMs: 60_000 });
+  s.server.shutdownMode = { mode: "hang" };
+  const locked = {
+    status: 500,
+    message:
+      "failed to stop VM: [-] failed to stop VM: exit status 255, output: can't lock file '/var/lock/qemu-server/lock-101.conf' - got timeout",
+  };
+  s.server.stopFailures.push(locked, locked);
+  expect(await run(s)).toBe("forced");
+  expect(s.server.count("stop")).toBe(3);
+  expect(s.server.vms.get(101)?.running).toBe(false);
+});
+
+test("a stop refused with a 4xx is final: an error at once", async () => {
+  const s = setup({ shutdownTimeoutMs: 60_000 });
+  s.server.shutdownMode = { mode: "hang" };
+  s.server.stopFailures.push({ status: 403, message: "this IP is not allowed to perform this action" });
+  await expect(run(s)).rejects.toThrow(
+    "could not stop VM web-101 (101): POST /api/vm/101/stop (VM 101) answered HTTP 403: this IP is not allowed to perform this action",
+  );
+  expect(s.server.count("stop")).toBe(1);
+});
+
+test("a stop that keeps failing: an error quoting the last answer once stopTimeoutMs has passed", async () => {
+  const s = setup({ shutdownTimeoutMs: 60_000, stopTimeoutMs: 10_000 });
+  s.server.shutdownMode = { mode: "hang" };
+  for (let i = 0; i < 20; i++) s.server.stopFailures.push({ status: 500, message: `lock timeout ${i}` });
+  await expect(run(s)).rejects.toThrow(/^could not stop VM web-101 \(101\): .*answered HTTP 500: lock timeout 5$/);
+  expect(s.server.count("stop")).toBe(6); // at 0, 2, 4, 6, 8 and 10 s
+});
+
 test("stopAndWait: a VM that stopped meanwhile is fine; one that never reads stopped is an error", async () => {
   const s = setup({ stopTimeoutMs: 10_000 });
   s.server.vms.get(101)!.running = false;
