@@ -9,7 +9,7 @@ import type { VmEntry } from "../../provider/client/schemas";
 import type { FailureShape, OperationKind, OperationSuccess } from "../../provider/client/stream/types";
 import type { VirtualClock } from "./clock";
 
-export interface FakeVm {
+interface FakeVm {
   vmid: number;
   name: string;
   node: string;
@@ -21,7 +21,7 @@ export interface FakeVm {
 }
 
 /** How `shutdown` behaves. */
-export type ShutdownMode =
+type ShutdownMode =
   /** the real server: answers `ok` once the guest is off, `takesMs` later */
   | { mode: "blocking"; takesMs: number }
   /** older servers / proxies: `ok` at once, the guest is off `takesMs` later */
@@ -32,7 +32,7 @@ export type ShutdownMode =
   | { mode: "error"; status: number; message: string; afterMs?: number };
 
 /** A streamed operation's misbehaviour: fail with this shape after doing (or not doing) the work. */
-export interface StreamFault {
+interface StreamFault {
   shape: FailureShape;
   /** the server-side work still happens (a lost stream), now or `afterMs` later */
   applies: boolean;
@@ -218,7 +218,7 @@ function http(status: number, message: string, what: string, vmid: number): Http
 }
 
 /** The real server's answer for a VMID with no config: it runs qm over ssh to an empty host. */
-export function noConfig(what: string, vmid: number): HttpStatusError {
+function noConfig(what: string, vmid: number): HttpStatusError {
   return http(
     500,
     `failed to ${what} VM: failed to ${what} VM: exit status 255, output: ssh: Could not resolve hostname : Name or service not known`,
