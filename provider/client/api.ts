@@ -54,13 +54,8 @@ export interface InstallOptions extends StreamOptions {
 export interface RequestOptions {
   signal?: AbortSignal;
   /**
-<<<<<<< HEAD
-   * This call's answer timeout instead of the connection's requestTimeoutMs. For
-   * `shutdown`, which answers only once the guest is off (minutes on a real guest).
-=======
    * Per-call override of the connection's requestTimeoutMs: a `shutdown` is answered only
    * once the guest is off (`qm shutdown` waits), which can take minutes.
->>>>>>> h1-sim
    */
   timeoutMs?: number;
 }
