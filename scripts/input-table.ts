@@ -11,7 +11,14 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { z } from "zod";
 import { SUPPORTED_VERSIONS } from "../provider/client/schemas";
-import { INPUT_KEYS, LIMITS, SERVER_DEFAULTS, VmInputsSchema, defaultUser } from "../provider/lifecycle/inputs";
+import {
+  INPUT_KEYS,
+  LIMITS,
+  PASSWORD_MIN,
+  SERVER_DEFAULTS,
+  VmInputsSchema,
+  defaultUser,
+} from "../provider/lifecycle/inputs";
 import type { VmInputs } from "../provider/lifecycle/inputs";
 import { generatePassword } from "../provider/lifecycle/password";
 import { ROOT } from "./engine-env";
@@ -46,7 +53,7 @@ const ROWS = {
     onChange: "replace",
   },
   name: {
-    default: "none",
+    default: "derived from the stack and resource (see [VM names](#vm-names))",
     allowed: `letters, digits, hyphens; at most ${LIMITS.nameMax} (the server names the VM \`<name>-<vmid>\`)`,
     onChange: "replace",
   },
@@ -85,7 +92,7 @@ const ROWS = {
   password: {
     type: "secret string",
     default: `a generated ${generatePassword().length}-character password`,
-    allowed: "non-empty, no control characters",
+    allowed: `at least ${PASSWORD_MIN} characters, no control characters`,
     onChange: "replace",
   },
   sshPublicKey: { default: "none", allowed: "an OpenSSH public key", onChange: "replace" },

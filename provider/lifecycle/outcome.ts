@@ -190,8 +190,8 @@ export async function failWithVm(
     );
   } else {
     safe.push(
-      `VM ${label} exists and is kept in state: the next \`pulumi up\` reconciles it, \`pulumi destroy\` removes it, ` +
-        "and `pulumi up --replace` reinstalls it",
+      `VM ${label} exists and is kept in state as an incomplete install: the next \`pulumi up\` replaces it ` +
+        "(with `keepIncompleteInstall: true` it reconciles it instead), and `pulumi destroy` removes it",
     );
   }
   throw new PartialCreateError({ id: String(state.vmid), state, reasons: safe, cause: safeCause(cause, redact) });

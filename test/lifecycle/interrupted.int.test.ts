@@ -127,7 +127,7 @@ describe("a server restarted mid-install", () => {
     expect(err).toBeInstanceOf(PartialError);
     const p = err as PartialError;
     expect(p.state).toMatchObject({ vmid: 170, installComplete: false, running: false });
-    expect(p.reasons.join("\n")).toMatch(/stays stopped.*the next `pulumi up` reconciles it/s);
+    expect(p.reasons.join("\n")).toMatch(/stays stopped.*the next `pulumi up` replaces it/s);
     // import + initialisation + qm start bounds, then the grace for a stopped VM: well under an hour
     expect(clock.elapsed()).toBeLessThan(30 * 60_000);
   });
