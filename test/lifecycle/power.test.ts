@@ -2,38 +2,10 @@
 // default timing: the real server's blocking shutdown (minutes), the older
 // "answer at once, stop later" behaviour, a guest that never stops, and a
 // server that says the graceful shutdown failed.
-import type { LifecycleContext, Timing } from "../../provider/lifecycle";
 import { shutdownAndWait, stopAndWait } from "../../provider/lifecycle/power";
 import { redactor } from "../../provider/lifecycle/redact";
-import { VirtualClock } from "./clock";
-import { FakeServer } from "./fake-server";
-
-interface Setup {
-  clock: VirtualClock;
-  server: FakeServer;
-  ctx: LifecycleContext;
-  lines: string[];
-}
-
-function setup(timing: Partial<Timing> = {}, signal?: AbortSignal): Setup {
-  const clock = new VirtualClock();
-  const server = new FakeServer(clock);
-  server.add({ vmid: 101 });
-  const lines: string[] = [];
-  const client = server.client();
-  const ctx: LifecycleContext = {
-    reporter: {
-      info: (m) => lines.push(`info ${m}`),
-      warn: (m) => lines.push(`warn ${m}`),
-      debug: () => undefined,
-    },
-    client: () => client,
-    timing,
-    clock,
-    signal,
-  };
-  return { clock, server, ctx, lines };
-}
+import { setup } from "./fake-setup";
+import type { Setup } from "./fake-setup";
 
 const run = (s: Setup) => shutdownAndWait(s.ctx.client({ endpoint: "x" }), 101, "web-101 (101)", s.ctx, redactor([]));
 

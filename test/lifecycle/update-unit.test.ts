@@ -2,38 +2,11 @@
 // timing unless a case says otherwise: the real server's blocking shutdown,
 // lost streams settled by watching the VM, node-local status, cancellation.
 import { PartialUpdateError, update } from "../../provider/lifecycle";
-import type { LifecycleContext, Timing, VmInputs, VmState } from "../../provider/lifecycle";
+import type { VmInputs, VmState } from "../../provider/lifecycle";
 import { DEFAULT_TIMING } from "../../provider/lifecycle";
-import { VirtualClock } from "./clock";
-import { FakeServer } from "./fake-server";
+import { setup } from "./fake-setup";
+import type { Setup } from "./fake-setup";
 import { inputs, stateOf } from "./fixtures";
-
-interface Setup {
-  clock: VirtualClock;
-  server: FakeServer;
-  ctx: LifecycleContext;
-  lines: string[];
-}
-
-function setup(timing: Partial<Timing> = {}, signal?: AbortSignal): Setup {
-  const clock = new VirtualClock();
-  const server = new FakeServer(clock);
-  server.add({ vmid: 101 });
-  const lines: string[] = [];
-  const client = server.client();
-  const ctx: LifecycleContext = {
-    reporter: {
-      info: (m) => lines.push(`info ${m}`),
-      warn: (m) => lines.push(`warn ${m}`),
-      debug: () => undefined,
-    },
-    client: () => client,
-    timing,
-    clock,
-    signal,
-  };
-  return { clock, server, ctx, lines };
-}
 
 const STATE: VmState = stateOf(inputs());
 const calls = (s: Setup): string[] => s.server.calls.map((c) => c.call).filter((c) => c !== "list" && c !== "status");
