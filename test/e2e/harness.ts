@@ -1,6 +1,8 @@
-// End-to-end harness: a simulator, a throwaway file backend, and a stack of
-// test/e2e/programs/fleet driven through the Automation API and the real
-// Pulumi engine (built or found by scripts/ensure-engine.sh).
+// End-to-end harness: a simulator, a throwaway file backend, and a stack of a
+// program (test/e2e/programs/fleet unless told otherwise) driven through the
+// Automation API and the real Pulumi engine (built or found by
+// scripts/ensure-engine.sh). Each operation keeps its own engine events and
+// output, so a test reads what its own `up` said, never a previous test's.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -19,13 +21,21 @@ export const FLEET = path.join(ROOT, "test", "e2e", "programs", "fleet");
 const WORK = path.join(ROOT, ".e2e-work");
 const PASSPHRASE = "e2e-passphrase";
 
+/** What the engine said during one operation. */
+export interface Transcript {
+  events: EngineEvent[];
+  output: string[];
+}
+
+type Severity = "info" | "warning" | "debug" | "error";
+
 export interface Fleet {
   stack: Stack;
   sim: SimulatorHandle;
-  /** Every engine event of every operation so far. */
-  events: EngineEvent[];
-  /** Everything the engine printed so far. */
-  output: string[];
+  /** The engine events of the last operation (up, preview, refresh, destroy). */
+  readonly events: EngineEvent[];
+  /** What the engine printed during the last operation. */
+  readonly output: string[];
   setVms(vms: Record<string, object>): Promise<void>;
   up(): Promise<UpResult>;
   preview(): Promise<PreviewResult>;
@@ -34,82 +44,142 @@ export interface Fleet {
   /** The raw text of the stack's state file(s) in the backend. */
   stateText(): string;
   /** The resource states of the current checkpoint, by resource name. */
-  resources(): Record<string, { id?: string; outputs: Record<string, unknown>; inputs: Record<string, unknown> }>;
-  /** Lines of the diagnostic messages the engine attached to resource `name` (a message may hold several). */
-  diagnosticsFor(name: string, severity?: "info" | "warning" | "debug" | "error"): string[];
+  resources(): Record<string, StateResource>;
+  /** Lines of the diagnostic messages the engine attached to resource `name` in the last operation. */
+  diagnosticsFor(name: string, severity?: Severity): string[];
   dispose(): Promise<void>;
 }
 
-export async function newFleet(simOptions: SimulatorOptions = {}): Promise<Fleet> {
-  const sim = await startSimulator({ speed: 2000, ...simOptions });
+export interface StateResource {
+  id?: string;
+  outputs: Record<string, unknown>;
+  inputs: Record<string, unknown>;
+  initErrors?: string[];
+}
+
+export interface FleetOptions {
+  /** The program folder to copy (default: programs/fleet). */
+  program?: string;
+  /** Stack name (default e2e). */
+  stackName?: string;
+  /** Passphrase of the stack's secrets. */
+  passphrase?: string;
+  /** Files copied into the program's copy before the stack is made (a stack config with its salt, say). */
+  extraFiles?: string[];
+  /** A simulator already started (the caller owns it); else one is started. */
+  sim?: SimulatorHandle;
+  /**
+   * Give the program's copy a node_modules/go-pve-qemu-pulumi (a link to this
+   * checkout), as a user's project has after `npm install`: that is where the
+   * provider process finds the implementation named by state that another
+   * checkout or another machine wrote.
+   */
+  installPackage?: boolean;
+}
+
+const VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";
+
+export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOptions = {}): Promise<Fleet> {
+  const sim = opts.sim ?? (await startSimulator({ speed: 2000, ...simOptions }));
+  const stackName = opts.stackName ?? "e2e";
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-e2e-"));
   // The program runs from a copy inside the repository, so that it resolves
   // `go-pve-qemu-pulumi` to this checkout and its stack files stay apart.
   fs.mkdirSync(WORK, { recursive: true });
-  const workDir = fs.mkdtempSync(path.join(WORK, "fleet-"));
-  fs.cpSync(FLEET, workDir, { recursive: true });
+  const program = opts.program ?? FLEET;
+  const workDir = fs.mkdtempSync(path.join(WORK, `${path.basename(program)}-`));
+  fs.cpSync(program, workDir, { recursive: true });
+  for (const f of opts.extraFiles ?? []) fs.copyFileSync(f, path.join(workDir, path.basename(f)));
+  if (opts.installPackage) {
+    fs.mkdirSync(path.join(workDir, "node_modules"));
+    fs.symlinkSync(ROOT, path.join(workDir, "node_modules", "go-pve-qemu-pulumi"), "dir");
+  }
+  const projectName = /^name:\s*(\S+)/m.exec(fs.readFileSync(path.join(workDir, "Pulumi.yaml"), "utf8"))![1]!;
   const backendDir = path.join(dir, "backend");
   fs.mkdirSync(backendDir);
   const bin = ensureEngine();
   const env = {
-    ...engineEnv({ backendDir, homeDir: path.join(dir, "home"), passphrase: PASSPHRASE }),
+    ...engineEnv({ backendDir, homeDir: path.join(dir, "home"), passphrase: opts.passphrase ?? PASSPHRASE }),
     // The developer's own defaults must not leak into the tests (empty means unset).
     GO_PVE_QEMU_ENDPOINT: "",
     GO_PVE_QEMU_TOKEN: "",
   };
   const pulumiCommand = await PulumiCommand.get({ root: path.dirname(bin), skipVersionCheck: true });
-  const stack = await LocalWorkspace.createOrSelectStack(
-    { stackName: "e2e", workDir },
-    { envVars: env, pulumiCommand },
-  );
+  const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir }, { envVars: env, pulumiCommand });
   await stack.setConfig("goPveQemu:endpoint", { value: sim.url });
 
-  const events: EngineEvent[] = [];
-  const output: string[] = [];
-  const streams = { onEvent: (e: EngineEvent) => events.push(e), onOutput: (s: string) => output.push(s) };
+  let last: Transcript = { events: [], output: [] };
+  /** A fresh transcript for each operation. */
+  const streams = () => {
+    last = { events: [], output: [] };
+    const t = last;
+    return { onEvent: (e: EngineEvent) => t.events.push(e), onOutput: (s: string) => t.output.push(s) };
+  };
+  const stateFile = path.join(backendDir, ".pulumi", "stacks", projectName, `${stackName}.json`);
 
   return {
     stack,
     sim,
-    events,
-    output,
+    get events() {
+      return last.events;
+    },
+    get output() {
+      return last.output;
+    },
     setVms: (vms) => stack.setConfig("vms", { value: JSON.stringify(vms) }),
-    up: () => stack.up(streams),
-    preview: () => stack.preview({ ...streams, diff: true }),
+    up: () => stack.up(streams()),
+    preview: () => stack.preview({ ...streams(), diff: true }),
     refresh: async () => {
-      await stack.refresh(streams);
+      await stack.refresh(streams());
     },
     destroy: async () => {
-      await stack.destroy(streams);
+      await stack.destroy(streams());
     },
     stateText: () => readTree(backendDir),
     resources: () => {
-      const file = findStateFile(backendDir);
-      const checkpoint = JSON.parse(fs.readFileSync(file, "utf8"));
-      const out: ReturnType<Fleet["resources"]> = {};
+      const checkpoint = JSON.parse(fs.readFileSync(stateFile, "utf8"));
+      const out: Record<string, StateResource> = {};
       for (const r of checkpoint.checkpoint?.latest?.resources ?? []) {
-        if (String(r.type) === "pulumi-nodejs:dynamic/goPveQemu:Vm") out[String(r.urn).split("::").pop()!] = r;
+        if (String(r.type) === VM_TYPE) out[String(r.urn).split("::").pop()!] = r;
       }
       return out;
     },
-    diagnosticsFor: (name, severity) =>
-      events
-        .map((e) => e.diagnosticEvent)
-        .filter((d) => d !== undefined && (d.urn ?? "").endsWith(`::${name}`))
-        .filter((d) => severity === undefined || String(d!.severity) === severity)
-        .flatMap((d) => d!.message.replace(/\n$/, "").split("\n")),
+    diagnosticsFor: (name, severity) => diagnostics(last.events, name, severity),
     dispose: async () => {
-      await stack.workspace.removeStack("e2e", { force: true }).catch(() => undefined);
-      await sim.close();
+      await stack.workspace.removeStack(stackName, { force: true }).catch(() => undefined);
+      if (!opts.sim) await sim.close();
       fs.rmSync(dir, { recursive: true, force: true });
       fs.rmSync(workDir, { recursive: true, force: true });
     },
   };
 }
 
-function findStateFile(backendDir: string): string {
-  const stacks = path.join(backendDir, ".pulumi", "stacks", "fleet");
-  return path.join(stacks, "e2e.json");
+/** Lines of the diagnostics attached to resource `name` (a message may hold several). */
+export function diagnostics(events: EngineEvent[], name: string, severity?: Severity): string[] {
+  return events
+    .map((e) => e.diagnosticEvent)
+    .filter((d) => d !== undefined && (d.urn ?? "").endsWith(`::${name}`))
+    .filter((d) => severity === undefined || String(d!.severity) === severity)
+    .flatMap((d) => d!.message.replace(/\n$/, "").split("\n"));
+}
+
+/** The error of an operation expected to fail, as text (fails the test when it succeeds). */
+export async function failureOf(op: Promise<unknown>): Promise<string> {
+  try {
+    await op;
+  } catch (err) {
+    return String(err);
+  }
+  throw new Error("the operation succeeded, expected it to fail");
+}
+
+/** VMs on the simulator that are not in Pulumi's state. */
+export function orphans(fleet: Fleet): number[] {
+  const inState = new Set(Object.values(fleet.resources()).map((r) => Number(r.id)));
+  return fleet.sim
+    .vms()
+    .map((v) => v.vmid)
+    .filter((vmid) => !inState.has(vmid));
 }
 
 function readTree(dir: string): string {

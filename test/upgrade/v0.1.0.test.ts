@@ -1,0 +1,107 @@
+// State written by release v0.1.0 (test/fixtures/upgrade/v0.1.0: a real
+// `pulumi up` of three VMs, exported) must keep working with this code: the
+// stored __provider text is the old release's and has to load the current
+// implementation, preview must show no change, up must be a no-op, refresh
+// must work, and destroy must remove every VM. Any change of what state
+// holds has to pass here.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startSimulator, type SimulatorHandle } from "../../simulator";
+import { newFleet, type Fleet } from "../e2e/harness";
+
+jest.setTimeout(300_000);
+
+const FIXTURE = path.join(__dirname, "..", "fixtures", "upgrade", "v0.1.0");
+const PASSPHRASE = "upgrade-fixture";
+const PASSWORD = "Upgrade-Fixture-Pw-7";
+const STACK = "v010";
+
+let scratch: string;
+let sim: SimulatorHandle;
+let fleet: Fleet;
+const exported = JSON.parse(fs.readFileSync(path.join(FIXTURE, "stack.json"), "utf8"));
+/** The endpoint the release's simulator had; the resources' stored connection names it. */
+const oldEndpoint = /goPveQemu:endpoint: (\S+)/.exec(
+  fs.readFileSync(path.join(FIXTURE, `Pulumi.${STACK}.yaml`), "utf8"),
+)![1]!;
+
+beforeAll(async () => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-upgrade-"));
+  const simState = path.join(scratch, "sim-state.json");
+  fs.copyFileSync(path.join(FIXTURE, "sim-state.json"), simState);
+  sim = await startSimulator({ speed: 2000, stateFile: simState });
+  fleet = await newFleet(
+    {},
+    {
+      sim,
+      program: path.join(FIXTURE, "program"),
+      stackName: STACK,
+      passphrase: PASSPHRASE,
+      extraFiles: [path.join(FIXTURE, `Pulumi.${STACK}.yaml`)],
+      // The upgraded package, installed where a user's project has it.
+      installPackage: true,
+    },
+  );
+  await fleet.stack.importStack(exported);
+  // The simulator now listens on another port than the release's did. Each
+  // VM's state keeps the connection it was made with (encrypted), so the
+  // stored endpoint is moved to this simulator as a user would after moving
+  // the server: through a decrypted export (the Automation API's export shows
+  // secrets) and an import, nothing else changed.
+  const plain = await fleet.stack.exportStack();
+  const connections = (plain.deployment.resources as { outputs?: { connection?: { plaintext?: string } } }[])
+    .map((r) => r.outputs?.connection?.plaintext)
+    .filter((c) => c !== undefined);
+  expect(connections).toEqual([0, 1, 2].map(() => JSON.stringify({ endpoint: oldEndpoint })));
+  await fleet.stack.importStack(JSON.parse(JSON.stringify(plain).split(oldEndpoint).join(sim.url)));
+});
+
+afterAll(async () => {
+  await fleet?.dispose();
+  await sim?.close();
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+test("the fixture is the old release's: its __provider names an implementation that no longer exists", () => {
+  const providers = exported.deployment.resources
+    .map((r: { inputs?: { __provider?: string } }) => r.inputs?.__provider)
+    .filter((p: unknown): p is string => typeof p === "string");
+  expect(providers).toHaveLength(3);
+  const implPath = /IMPL_PATH: "([^"]+)"/.exec(providers[0]!)![1]!;
+  expect(fs.existsSync(implPath)).toBe(false);
+  expect(
+    sim
+      .vms()
+      .map((v) => v.name)
+      .sort(),
+  ).toEqual(["spare-100", "web-121", "worker-101"]);
+});
+
+test("preview shows no change, up is a no-op, refresh works, destroy removes every VM", async () => {
+  const preview = await fleet.preview();
+  expect(preview.changeSummary).toEqual({ same: 4 });
+
+  const installs = sim.stats().installsStarted;
+  const up = await fleet.up();
+  expect(up.summary.result).toBe("succeeded");
+  expect(up.summary.resourceChanges).toEqual({ same: 4 });
+  expect(sim.stats().installsStarted).toBe(installs);
+  const vms = up.outputs.vms!.value as Record<string, { vmid: number; vmName: string; node: string; running: boolean }>;
+  expect(vms.web).toMatchObject({ vmid: 121, vmName: "web-121", running: true });
+  expect(vms.spare).toMatchObject({ node: "pve2", running: false });
+  expect(vms.worker!.vmName).toBe(`worker-${vms.worker!.vmid}`);
+
+  await fleet.refresh();
+  expect(Object.keys(fleet.resources()).sort()).toEqual(["spare", "web", "worker"]);
+  expect(fleet.resources().web!.outputs.running).toBe(true);
+  // The user's password survives the upgrade, still a secret.
+  const outputs = await fleet.stack.outputs();
+  expect(fleet.stateText()).not.toContain(PASSWORD);
+  expect(outputs.vms!.secret).toBe(false);
+  expect((await fleet.preview()).changeSummary).toEqual({ same: 4 });
+
+  await fleet.destroy();
+  expect(sim.vms()).toEqual([]);
+  expect(fleet.resources()).toEqual({});
+});
