@@ -1,33 +1,45 @@
 // `pulumi up` through the real engine: VMs made, outputs true to the server,
 // progress under each resource, secrets kept secret, a second run a no-op,
-// and destroy leaving nothing behind.
-import { newFleet, type Fleet } from "./harness";
+// and destroy leaving nothing behind. The up is made once, in beforeAll, with
+// its own transcript; every case below only reads it (or previews, which
+// changes nothing), and destroy has its own stack.
+import type { UpResult } from "@pulumi/pulumi/automation";
+import { diagnostics, newFleet, type Fleet, type Transcript } from "./harness";
 
 jest.setTimeout(300_000);
 
 const TOKEN = "tok-e2e-7f3c9a1b5d";
 const PASSWORD = "pw-e2e-2b8d4f6a9c";
+const VMS = {
+  web: { os: "ubuntu", version: "24.04", name: "web", vmid: 120, cpu: 2, memoryMb: 4096, diskGb: 32 },
+  db: { os: "debian", version: "12", name: "db", cpu: 4, memoryMb: 3000 },
+  job: { os: "rockylinux", version: "9", node: "pve2" },
+};
 
-describe("up, preview, destroy", () => {
+async function fleetWithVms(): Promise<Fleet> {
+  const fleet = await newFleet();
+  await fleet.stack.setConfig("goPveQemu:token", { value: TOKEN, secret: true });
+  await fleet.stack.setConfig("password-web", { value: PASSWORD, secret: true });
+  await fleet.setVms(VMS);
+  return fleet;
+}
+
+describe("up of three VMs", () => {
   let fleet: Fleet;
+  let up: UpResult;
+  let upTranscript: Transcript;
   beforeAll(async () => {
-    fleet = await newFleet();
-    await fleet.stack.setConfig("goPveQemu:token", { value: TOKEN, secret: true });
-    await fleet.stack.setConfig("password-web", { value: PASSWORD, secret: true });
-    await fleet.setVms({
-      web: { os: "ubuntu", version: "24.04", name: "web", vmid: 120, cpu: 2, memoryMb: 4096, diskGb: 32 },
-      db: { os: "debian", version: "12", name: "db", cpu: 4, memoryMb: 3000 },
-      job: { os: "rockylinux", version: "9", node: "pve2" },
-    });
+    fleet = await fleetWithVms();
+    up = await fleet.up();
+    upTranscript = { events: fleet.events, output: fleet.output };
   });
   afterAll(() => fleet.dispose());
 
-  it("creates the VMs, and the outputs match what the server has", async () => {
-    const result = await fleet.up();
-    expect(result.summary.result).toBe("succeeded");
-    expect(result.summary.resourceChanges?.create).toBe(4); // three VMs and the stack
+  it("creates the VMs, and the outputs match what the server has", () => {
+    expect(up.summary.result).toBe("succeeded");
+    expect(up.summary.resourceChanges).toEqual({ create: 4 }); // three VMs and the stack
 
-    const outputs = result.outputs.vms!.value as Record<string, Record<string, unknown>>;
+    const outputs = up.outputs.vms!.value as Record<string, Record<string, unknown>>;
     const onServer = fleet.sim.vms();
     expect(onServer).toHaveLength(3);
     for (const [name, out] of Object.entries(outputs)) {
@@ -52,7 +64,7 @@ describe("up, preview, destroy", () => {
   });
 
   it("shows each install's steps under its resource while it runs", () => {
-    const lines = fleet.diagnosticsFor("web", "info");
+    const lines = diagnostics(upTranscript.events, "web", "info");
     expect(lines.some((l) => /VM creation > creating VM/.test(l))).toBe(true);
     expect(lines.some((l) => /VM initialization > finalizing/.test(l))).toBe(true);
     // "[k/n]" step numbering, in order
@@ -62,23 +74,24 @@ describe("up, preview, destroy", () => {
     expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
   });
 
-  it("keeps passwords and the token out of the output and out of plaintext state", async () => {
-    const outputs = await fleet.stack.outputs();
-    const generated = (outputs.vms!.value as Record<string, Record<string, string>>).db!.password!;
+  it("keeps passwords and the token out of the output and out of plaintext state", () => {
+    const vms = up.outputs.vms!.value as Record<string, Record<string, string>>;
+    const generated = vms.db!.password!;
     expect(generated).toMatch(/^.{16,}$/);
     expect(generated).not.toBe("passwd");
-    expect((outputs.vms!.value as Record<string, Record<string, string>>).web!.password).toBe(PASSWORD);
+    expect(vms.web!.password).toBe(PASSWORD);
 
     const state = fleet.stateText();
     // Everything the user sees, and every event except one kind: Pulumi's
     // Node.js SDK itself logs raw RegisterResource responses (secrets
     // unwrapped) as debug diagnostics of the program, with no resource URN.
     // That is the SDK's, outside this provider; the README warns about it.
-    const isDebug = (e: (typeof fleet.events)[number]) => String(e.diagnosticEvent?.severity) === "debug";
-    const sdkDebug = (e: (typeof fleet.events)[number]) => isDebug(e) && !e.diagnosticEvent?.urn;
-    const printed = fleet.output.join("") + JSON.stringify(fleet.events.filter((e) => !sdkDebug(e)));
+    const { events, output } = upTranscript;
+    const isDebug = (e: (typeof events)[number]) => String(e.diagnosticEvent?.severity) === "debug";
+    const sdkDebug = (e: (typeof events)[number]) => isDebug(e) && !e.diagnosticEvent?.urn;
+    const printed = output.join("") + JSON.stringify(events.filter((e) => !sdkDebug(e)));
     // (the provider's own debug lines, which carry the URN, are checked)
-    expect(fleet.events.some((e) => isDebug(e) && e.diagnosticEvent?.urn)).toBe(true);
+    expect(events.some((e) => isDebug(e) && e.diagnosticEvent?.urn)).toBe(true);
     for (const secret of [TOKEN, PASSWORD, generated]) {
       expect(state).not.toContain(secret);
       expect(printed).not.toContain(secret);
@@ -91,10 +104,17 @@ describe("up, preview, destroy", () => {
     const preview = await fleet.preview();
     expect(preview.changeSummary).toEqual({ same: 4 });
   });
+});
 
-  it("destroy removes every VM from the server", async () => {
+test("destroy removes every VM from the server and every resource from state", async () => {
+  const fleet = await fleetWithVms();
+  try {
+    await fleet.up();
+    expect(fleet.sim.vms()).toHaveLength(3);
     await fleet.destroy();
     expect(fleet.sim.vms()).toEqual([]);
-    expect(Object.keys(fleet.resources())).toEqual([]);
-  });
+    expect(fleet.resources()).toEqual({});
+  } finally {
+    await fleet.dispose();
+  }
 });
