@@ -12,6 +12,7 @@ import { GoPveQemuClient } from "../client";
 import type { GoPveQemuApi } from "../client/api";
 import { shareWindowMs } from "../client/list-cache";
 import * as lifecycle from "../lifecycle";
+import { providerCancelWatch } from "./cancel";
 import { engineReporter, flushEngineLog } from "./engine-log";
 import { readSettings, type ProviderSettings } from "./settings";
 import { fromEngine, toEngine } from "./unknowns";
@@ -60,17 +61,20 @@ function split(bag: Bag | undefined): { props: Bag; urn: string; provider: unkno
 }
 
 /**
- * No `signal`: the dynamic provider host ignores the engine's Cancel call, so
- * an operation in flight runs to its end (the lifecycle's own timeouts bound it).
+ * `signal` fires on what this process can observe of a cancelled deployment
+ * (see cancel.ts: a second Ctrl-C, pulumi killed); the engine's own Cancel
+ * call never reaches a dynamic provider.
  */
 function context(urn: string): lifecycle.LifecycleContext {
   const settings = configured();
+  const signal = providerCancelWatch()?.signal;
   return {
     reporter: engineReporter(urn),
     client: clientFor,
     connectionDefaults: settings.connection,
     timing: settings.timing,
     urn,
+    ...(signal ? { signal } : {}),
   };
 }
 
@@ -104,11 +108,16 @@ class ResourceInitError extends Error {
 
 /** Runs one operation for a resource and delivers its last log lines before answering the engine. */
 async function finish<T>(urn: string, work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } finally {
-    await flushEngineLog(urn);
-  }
+  const answer = async (): Promise<T> => {
+    try {
+      return await work;
+    } finally {
+      await flushEngineLog(urn);
+    }
+  };
+  // In flight until its last lines are out: an abort exits the process only after that.
+  const watch = providerCancelWatch();
+  return watch ? watch.track(answer()) : answer();
 }
 
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {

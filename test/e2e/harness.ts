@@ -36,8 +36,13 @@ export interface Fleet {
   readonly events: EngineEvent[];
   /** What the engine printed during the last operation. */
   readonly output: string[];
+  /** The program's copy, where `pulumi` runs. */
+  workDir: string;
+  /** The engine's environment for this stack (for running `pulumi` directly). */
+  env: Record<string, string>;
   setVms(vms: Record<string, object>): Promise<void>;
-  up(): Promise<UpResult>;
+  /** `signal`: the Automation API's abort (it sends SIGINT to `pulumi`). */
+  up(opts?: { signal?: AbortSignal }): Promise<UpResult>;
   preview(): Promise<PreviewResult>;
   refresh(): Promise<void>;
   destroy(): Promise<void>;
@@ -45,6 +50,8 @@ export interface Fleet {
   stateText(): string;
   /** The resource states of the current checkpoint, by resource name. */
   resources(): Record<string, StateResource>;
+  /** The pending operations the checkpoint records (an interrupted deployment's), as kind and resource name. */
+  pendingOperations(): { type: string; name: string }[];
   /** Lines of the diagnostic messages the engine attached to resource `name` in the last operation. */
   diagnosticsFor(name: string, severity?: Severity): string[];
   dispose(): Promise<void>;
@@ -75,6 +82,11 @@ export interface FleetOptions {
    * checkout or another machine wrote.
    */
   installPackage?: boolean;
+}
+
+interface Checkpoint {
+  resources?: (StateResource & { type: string; urn: string })[];
+  pending_operations?: { type: string; resource: { urn: string } }[];
 }
 
 const VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";
@@ -116,10 +128,13 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
     return { onEvent: (e: EngineEvent) => t.events.push(e), onOutput: (s: string) => t.output.push(s) };
   };
   const stateFile = path.join(backendDir, ".pulumi", "stacks", projectName, `${stackName}.json`);
+  const latest = (): Checkpoint => JSON.parse(fs.readFileSync(stateFile, "utf8")).checkpoint?.latest ?? {};
 
   return {
     stack,
     sim,
+    workDir,
+    env,
     get events() {
       return last.events;
     },
@@ -127,7 +142,7 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
       return last.output;
     },
     setVms: (vms) => stack.setConfig("vms", { value: JSON.stringify(vms) }),
-    up: () => stack.up(streams()),
+    up: (o) => stack.up({ ...streams(), ...o }),
     preview: () => stack.preview({ ...streams(), diff: true }),
     refresh: async () => {
       await stack.refresh(streams());
@@ -137,13 +152,17 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
     },
     stateText: () => readTree(backendDir),
     resources: () => {
-      const checkpoint = JSON.parse(fs.readFileSync(stateFile, "utf8"));
       const out: Record<string, StateResource> = {};
-      for (const r of checkpoint.checkpoint?.latest?.resources ?? []) {
+      for (const r of latest().resources ?? []) {
         if (String(r.type) === VM_TYPE) out[String(r.urn).split("::").pop()!] = r;
       }
       return out;
     },
+    pendingOperations: () =>
+      (latest().pending_operations ?? []).map((op) => ({
+        type: op.type,
+        name: op.resource.urn.split("::").pop()!,
+      })),
     diagnosticsFor: (name, severity) => diagnostics(last.events, name, severity),
     dispose: async () => {
       await stack.workspace.removeStack(stackName, { force: true }).catch(() => undefined);

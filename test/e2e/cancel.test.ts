@@ -1,0 +1,87 @@
+// Cancelling a deployment mid-install, through the real engine, in the cases
+// that can be driven deterministically (what each case does is measured and
+// written in the README's "Failure behaviour"):
+// - the Automation API's abort (SIGINT to `pulumi`, as one Ctrl-C): the
+//   engine waits for the install in flight, records the VM, and the next
+//   `up` is a no-op;
+// - `pulumi` killed (kill -9): the provider process sees it and ends while
+//   the install is still going on on the server, instead of following it and
+//   living on.
+import { execFileSync, spawn } from "node:child_process";
+import { newFleet, orphans, type Fleet } from "./harness";
+
+jest.setTimeout(300_000);
+
+let fleet: Fleet;
+beforeEach(async () => {
+  // Installs of about 36 s: long enough to act in the middle of one.
+  fleet = await newFleet({ speed: 5 });
+  await fleet.setVms({ web: { os: "ubuntu", version: "24.04", name: "web", vmid: 160 } });
+});
+afterEach(() => fleet.dispose());
+
+test("the Automation API's abort (one Ctrl-C): the install in flight ends, the VM is recorded, the next up is a no-op", async () => {
+  const abort = new AbortController();
+  const up = fleet.up({ signal: abort.signal });
+  await until(() => fleet.sim.stats().installsStarted > 0);
+  fleet.sim.settings({ speed: 2000 }); // the rest of the install, quickly
+  abort.abort();
+  await expect(up).rejects.toThrow(/cancel/i);
+
+  expect(fleet.resources().web?.id).toBe("160");
+  expect(fleet.resources().web!.outputs.running).toBe(true);
+  expect(orphans(fleet)).toEqual([]);
+  expect(fleet.pendingOperations()).toEqual([]);
+
+  const next = await fleet.up();
+  expect(next.summary.resourceChanges).toEqual({ same: 2 });
+  expect(fleet.sim.vms().map((v) => v.vmid)).toEqual([160]);
+});
+
+test("pulumi killed mid-install: the provider process ends while the server is still installing", async () => {
+  const pulumi = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], {
+    cwd: fleet.workDir,
+    env: { ...process.env, ...fleet.env },
+    stdio: "ignore",
+  });
+  const exited = new Promise((resolve) => pulumi.on("exit", resolve));
+  await until(() => fleet.sim.stats().installsStarted > 0);
+  const provider = await until(() => childProcess(pulumi.pid!, "cmd/dynamic-provider"));
+
+  pulumi.kill("SIGKILL");
+  await exited;
+  await until(() => !alive(provider));
+  // The install is still under way on the server (the provider did not wait for it).
+  expect(fleet.sim.stats().installsSucceeded).toBe(0);
+  expect(fleet.sim.stats().activeFlows).toBeGreaterThan(0);
+  // and the state says a create was interrupted
+  expect(fleet.pendingOperations()).toEqual([{ type: "creating", name: "web" }]);
+});
+
+function childProcess(parent: number, pattern: string): number | undefined {
+  try {
+    const out = execFileSync("pgrep", ["-P", String(parent), "-f", pattern], { encoding: "utf8" });
+    const pid = Number(out.trim().split("\n")[0]);
+    return pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until `f` answers something truthy (the test's own timeout bounds it). */
+async function until<T>(f: () => T | undefined | false): Promise<T> {
+  for (;;) {
+    const v = f();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
