@@ -76,14 +76,14 @@ async function main(): Promise<void> {
       totals.collisions += collisions;
       console.log(
         `round ${round}: failed deployments ${failed.length}, orphans ${orphans}, left after destroy ${left}, ` +
-          `VMID collisions retried ${collisions}, ${((Date.now() - t0) / 1000).toFixed(1)}s` +
+          `VMID collisions (each one retried) ${collisions}, ${((Date.now() - t0) / 1000).toFixed(1)}s` +
           failed.map((f) => `\n  failed: ${firstError(f.output)}`).join(""),
       );
       // A round that left VMs must not spill into the next one.
       for (const v of sim.vms()) sim.removeVm(v.vmid);
     }
     console.log(
-      `total: failed deployments ${totals.failed}, orphans ${totals.orphans}, left ${totals.left}, collisions retried ${totals.collisions}`,
+      `total: failed deployments ${totals.failed}, orphans ${totals.orphans}, left ${totals.left}, VMID collisions ${totals.collisions}`,
     );
   } finally {
     for (const s of stacks) s.dispose();
