@@ -139,7 +139,10 @@ export const processSources: CancelSources = {
   },
   exit(how) {
     if (how === "parent gone") process.exit(1);
-    // The default disposition: die of the signal, as the engine expects.
+    // The default disposition: die of the signal, as the engine expects. Should
+    // another listener of that signal keep the process alive, exit as a shell
+    // reports a death by that signal.
+    setTimeout(() => process.exit(how === "SIGINT" ? 130 : 143), 200).unref();
     process.kill(process.pid, how);
   },
 };

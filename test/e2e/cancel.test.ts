@@ -4,6 +4,8 @@
 // - the Automation API's abort (SIGINT to `pulumi`, as one Ctrl-C): the
 //   engine waits for the install in flight, records the VM, and the next
 //   `up` is a no-op;
+// - a second Ctrl-C: the engine stops the provider, which ends its
+//   operations at once; the create is left as a pending operation;
 // - `pulumi` killed (kill -9): the provider process sees it and ends while
 //   the install is still going on on the server, instead of following it and
 //   living on.
@@ -47,14 +49,41 @@ test("pulumi killed mid-install: the provider process ends while the server is s
   const exited = new Promise((resolve) => pulumi.on("exit", resolve));
   await until(() => fleet.sim.stats().installsStarted > 0);
   const provider = await until(() => childProcess(pulumi.pid!, "cmd/dynamic-provider"));
+  const languageHost = childProcess(pulumi.pid!, "pulumi-language-nodejs");
 
   pulumi.kill("SIGKILL");
   await exited;
+  // The language host outlives a killed engine (Pulumi's, not this provider's): end its group here.
+  if (languageHost) process.kill(-languageHost, "SIGKILL");
   await until(() => !alive(provider));
   // The install is still under way on the server (the provider did not wait for it).
   expect(fleet.sim.stats().installsSucceeded).toBe(0);
   expect(fleet.sim.stats().activeFlows).toBeGreaterThan(0);
   // and the state says a create was interrupted
+  expect(fleet.pendingOperations()).toEqual([{ type: "creating", name: "web" }]);
+});
+
+test("a second Ctrl-C: pulumi and the provider end at once, the VM being installed is a pending create", async () => {
+  const pulumi = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], {
+    cwd: fleet.workDir,
+    env: { ...process.env, ...fleet.env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // its own process group, as in a terminal
+  });
+  let printed = "";
+  pulumi.stdout!.on("data", (d: Buffer) => (printed += d.toString()));
+  pulumi.stderr!.on("data", (d: Buffer) => (printed += d.toString()));
+  const exited = new Promise<number | null>((resolve) => pulumi.on("exit", resolve));
+  await until(() => fleet.sim.stats().installsStarted > 0);
+  const provider = await until(() => childProcess(pulumi.pid!, "cmd/dynamic-provider"));
+
+  process.kill(-pulumi.pid!, "SIGINT");
+  // The engine says it is cancelling and waits; the second one stops it.
+  await until(() => /\^C received; cancelling/.test(printed));
+  process.kill(-pulumi.pid!, "SIGINT");
+  expect(await exited).not.toBe(0);
+  await until(() => !alive(provider));
+  expect(fleet.sim.stats().installsSucceeded).toBe(0);
   expect(fleet.pendingOperations()).toEqual([{ type: "creating", name: "web" }]);
 });
 
