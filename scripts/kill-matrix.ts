@@ -6,8 +6,8 @@
 //
 // Cells: kill -9 of `pulumi` when the first install reaches each step; SIGTERM
 // to `pulumi`; a double Ctrl-C (SIGINT to pulumi's process group twice, 1 s
-// apart); the server killed and started again on the same state file and port
-// when an install reaches each step. Per cell it prints: how the interrupted
+// apart); the server restarted (the simulator's restart: killed and back on
+// the same port) when an install reaches each step. Per cell it prints: how the interrupted
 // run ended, the pending operations it left, whether the next `up` and the
 // `destroy` succeeded (after `pulumi cancel` when the interrupted run left
 // its lock, the documented step for a killed runner), orphans (VMs on the server not in state after `up`),
@@ -91,21 +91,19 @@ interface Cell {
   boundMet: boolean;
 }
 
-/** A simulator that can be killed and started again on the same port and state file. */
+/** The simulator, with its VMs in a state file. */
 class Server {
   sim!: SimulatorHandle;
-  private port = 0;
   constructor(
     private readonly stateFile: string,
     private readonly speed: number,
   ) {}
   async start(): Promise<void> {
-    this.sim = await startSimulator({ speed: this.speed, stateFile: this.stateFile, port: this.port });
-    this.port = this.sim.port;
+    this.sim = await startSimulator({ speed: this.speed, stateFile: this.stateFile });
   }
+  /** The simulator's own restart: the process dies and comes back on the same port, half-made VMs stay half-made. */
   async restart(): Promise<void> {
-    await this.sim.close();
-    await this.start();
+    await this.sim.restart();
   }
 }
 

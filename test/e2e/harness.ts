@@ -32,9 +32,11 @@ type Severity = "info" | "warning" | "debug" | "error";
 export interface Fleet {
   stack: Stack;
   sim: SimulatorHandle;
-  /** The engine events of the last operation (up, preview, refresh, destroy). */
+  /** What the engine said during the last operation (up, preview, refresh, destroy). */
+  readonly last: Transcript;
+  /** Every engine event of this fleet's operations, in order (a test slices off its own). */
   readonly events: EngineEvent[];
-  /** What the engine printed during the last operation. */
+  /** Everything the engine printed during this fleet's operations. */
   readonly output: string[];
   /** The program's copy, where `pulumi` runs. */
   workDir: string;
@@ -120,12 +122,22 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
   const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir }, { envVars: env, pulumiCommand });
   await stack.setConfig("goPveQemu:endpoint", { value: sim.url });
 
+  const all: Transcript = { events: [], output: [] };
   let last: Transcript = { events: [], output: [] };
-  /** A fresh transcript for each operation. */
+  /** A fresh transcript for each operation (and the fleet's whole one). */
   const streams = () => {
     last = { events: [], output: [] };
     const t = last;
-    return { onEvent: (e: EngineEvent) => t.events.push(e), onOutput: (s: string) => t.output.push(s) };
+    return {
+      onEvent: (e: EngineEvent) => {
+        t.events.push(e);
+        all.events.push(e);
+      },
+      onOutput: (s: string) => {
+        t.output.push(s);
+        all.output.push(s);
+      },
+    };
   };
   const stateFile = path.join(backendDir, ".pulumi", "stacks", projectName, `${stackName}.json`);
   const latest = (): Checkpoint => JSON.parse(fs.readFileSync(stateFile, "utf8")).checkpoint?.latest ?? {};
@@ -135,12 +147,11 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
     sim,
     workDir,
     env,
-    get events() {
-      return last.events;
+    get last() {
+      return last;
     },
-    get output() {
-      return last.output;
-    },
+    events: all.events,
+    output: all.output,
     setVms: (vms) => stack.setConfig("vms", { value: JSON.stringify(vms) }),
     up: (o) => stack.up({ ...streams(), ...o }),
     preview: () => stack.preview({ ...streams(), diff: true }),

@@ -31,7 +31,7 @@ describe("up of three VMs", () => {
   beforeAll(async () => {
     fleet = await fleetWithVms();
     up = await fleet.up();
-    upTranscript = { events: fleet.events, output: fleet.output };
+    upTranscript = fleet.last;
   });
   afterAll(() => fleet.dispose());
 
