@@ -87,7 +87,7 @@ tier("GitOps with the state on PostgreSQL", () => {
     box.sim.settings({ speed: 20 });
     const first = settled(pipeline(a, "team-lock"));
     await until(async () => {
-      if (first.result) throw new Error(`the first runner ended early:\n${tail(first.result.output)}`);
+      if (first.result) throw new Error(explain("the first runner ended early", first.result));
       return (await locks("team-lock")).length === 1 && box.sim.stats().installsStarted > 0;
     });
 
@@ -97,7 +97,7 @@ tier("GitOps with the state on PostgreSQL", () => {
 
     box.sim.settings({ speed: 2000 });
     const done = await first.promise;
-    if (done.code !== 0) throw new Error(`the first runner failed:\n${tail(done.output)}`);
+    if (done.code !== 0) throw new Error(explain("the first runner failed", done));
     expect(await locks("team-lock")).toEqual([]);
     const vms = await onServer();
     expect(vms).toHaveLength(3);
@@ -105,7 +105,7 @@ tier("GitOps with the state on PostgreSQL", () => {
 
     // The second runner, run again, finds the state whole: nothing to do.
     const again = await pipeline(b, "team-lock");
-    if (again.code !== 0) throw new Error(`the second runner failed:\n${tail(again.output)}`);
+    if (again.code !== 0) throw new Error(explain("the second runner failed", again));
     expect(again.output).toMatch(/4 unchanged/);
     await must(
       run("pulumi", ["destroy", "--yes", "--stack", "team-lock", "--non-interactive"], { cwd: b, env: env() }),
@@ -120,7 +120,7 @@ tier("GitOps with the state on PostgreSQL", () => {
     const killed = spawnRunner(a, "team-kill");
     const ended = settled(killed.done);
     await until(async () => {
-      if (ended.result) throw new Error(`the runner ended before it was killed:\n${tail(ended.result.output)}`);
+      if (ended.result) throw new Error(explain("the runner ended before it was killed", ended.result));
       return box.sim.stats().installsStarted > installs && (await locks("team-kill")).length === 1;
     });
     const pulumiPid = await until(() => childNamed(killed.child.pid!, "pulumi"));
@@ -140,7 +140,7 @@ tier("GitOps with the state on PostgreSQL", () => {
     box.sim.settings({ speed: 2000 });
     await box.sim.idle();
     const next = await pipeline(b, "team-kill");
-    if (next.code !== 0) throw new Error(`the up after cancel failed:\n${tail(next.output)}`);
+    if (next.code !== 0) throw new Error(explain("the up after cancel failed", next));
     const vms = await onServer();
     expect(vms).toHaveLength(3); // no duplicate
     expect(await vmsInState(b, "team-kill")).toEqual(vms); // no orphan
@@ -172,9 +172,15 @@ function settled<T>(promise: Promise<T>): { promise: Promise<T>; result?: T } {
   return out;
 }
 
+/** What a failed run said: its error lines first, then its tail. */
+function explain(what: string, r: RunResult): string {
+  const errors = r.output.split("\n").filter((l) => /\berror: /.test(l));
+  return `${what} (exit ${r.code}):\n${errors.join("\n")}\n--- tail ---\n${tail(r.output, 20)}`;
+}
+
 async function must(p: Promise<RunResult>): Promise<RunResult> {
   const r = await p;
-  if (r.code !== 0) throw new Error(`exit code ${r.code}\n${tail(r.output)}`);
+  if (r.code !== 0) throw new Error(explain("a command failed", r));
   return r;
 }
 
