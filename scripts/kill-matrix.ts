@@ -20,10 +20,12 @@ import * as path from "node:path";
 import { startSimulator, type SimulatorHandle } from "../simulator";
 import { killGroup, newCliStack, waitFor, type CliStack } from "./cli-stack";
 
+// No `name`: the provider derives one from the stack and the resource, by
+// which an interrupted create is recognised (a given name never is).
 const VMS = {
-  a: { os: "ubuntu", version: "24.04", name: "a", vmid: 211 },
-  b: { os: "debian", version: "12", name: "b", vmid: 212 },
-  c: { os: "rockylinux", version: "9", name: "c" },
+  a: { os: "ubuntu", version: "24.04", vmid: 211 },
+  b: { os: "debian", version: "12", vmid: 212 },
+  c: { os: "rockylinux", version: "9" },
 };
 const DEFAULT_STEPS = [
   "checking VMID",

@@ -8,7 +8,11 @@ import { Vm } from "go-pve-qemu-pulumi";
 interface VmSpec {
   os: "debian" | "ubuntu" | "rockylinux";
   version: string;
-  /** Name prefix on the server; default: the key. */
+  /**
+   * Name prefix on the server. Leave it out: the provider then derives one
+   * from the stack and the key (`web-3f9a0c12`), by which the next run finds a
+   * VM that a killed run was installing; a given name is never taken over.
+   */
   name?: string;
   vmid?: number;
   node?: string;
@@ -32,11 +36,10 @@ function declare(key: string, seen: string[] = []): Vm {
   const spec = specs[key];
   if (!spec) throw new Error(`vms.${seen.at(-1)}.after names "${key}", which is not in vms`);
   if (seen.includes(key)) throw new Error(`vms: "after" forms a cycle: ${[...seen, key].join(" -> ")}`);
-  const { after = [], name = key, ...args } = spec;
+  const { after = [], ...args } = spec;
   const upstream = after.map((other) => declare(other, [...seen, key]));
   const vm = new Vm(key, {
     ...args,
-    name,
     ...(upstream.length > 0 ? { rebootTriggers: upstream.map((u) => u.ip) } : {}),
   });
   vms[key] = vm;

@@ -25,11 +25,20 @@ if (!("bin" in found)) console.warn(`PostgreSQL tier skipped: ${found.reason}`);
 tier("GitOps with the state on PostgreSQL", () => {
   let pg: Postgres;
   let box: Sandbox;
+  const runners: number[] = [];
   beforeAll(async () => {
     pg = await startPostgres((found as { bin: string }).bin);
     box = await newSandbox(PASSPHRASE);
   });
   afterAll(async () => {
+    // A runner still going when a test failed (its own process group) must not outlive the suite.
+    for (const pid of runners) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // ended
+      }
+    }
     await box?.dispose();
     await pg?.stop();
   });
@@ -124,8 +133,11 @@ tier("GitOps with the state on PostgreSQL", () => {
       return box.sim.stats().installsStarted > installs && (await locks("team-kill")).length === 1;
     });
     const pulumiPid = await until(() => childNamed(killed.child.pid!, "pulumi"));
+    const languageHost = await until(() => childNamed(pulumiPid, "pulumi-language-nodejs"));
     process.kill(pulumiPid, "SIGKILL");
     await killed.done;
+    // A killed engine leaves its language host running (Pulumi's own; its group is its own): end it here.
+    process.kill(-languageHost, "SIGKILL");
 
     // The lock outlives the runner, and the next runner is refused with what to run.
     expect(await locks("team-kill")).toHaveLength(1);
@@ -139,7 +151,7 @@ tier("GitOps with the state on PostgreSQL", () => {
     // The killed runner's install goes on on the server; let it end, then converge.
     box.sim.settings({ speed: 2000 });
     await box.sim.idle();
-    const next = await pipeline(b, "team-kill");
+    const next = await spawnRunner(b, "team-kill").done;
     if (next.code !== 0) throw new Error(explain("the up after cancel failed", next));
     const vms = await onServer();
     expect(vms).toHaveLength(3); // no duplicate
@@ -157,6 +169,7 @@ tier("GitOps with the state on PostgreSQL", () => {
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
+    runners.push(child.pid!);
     let output = "";
     child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
