@@ -197,9 +197,10 @@ async function must(p: Promise<RunResult>): Promise<RunResult> {
   return r;
 }
 
-/** The pid of a child process of `parent` with that command name, if any. */
+/** The pid of a child process of `parent` whose command line starts with `name` (a path, or the name on PATH), if any. */
 async function childNamed(parent: number, name: string): Promise<number | undefined> {
-  const r = await run("pgrep", ["-P", String(parent), "-x", name]);
+  // -f: a process's short name is cut at 15 characters (pulumi-language-nodejs is "pulumi-language").
+  const r = await run("pgrep", ["-P", String(parent), "-f", `^(\\S*/)?${name}( |$)`]);
   const pid = Number(r.output.trim().split("\n")[0]);
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
