@@ -135,9 +135,10 @@ tier("GitOps with the state on PostgreSQL", () => {
     const pulumiPid = await until(() => childNamed(killed.child.pid!, "pulumi"));
     const languageHost = await until(() => childNamed(pulumiPid, "pulumi-language-nodejs"));
     process.kill(pulumiPid, "SIGKILL");
-    await killed.done;
-    // A killed engine leaves its language host running (Pulumi's own; its group is its own): end it here.
+    // A killed engine leaves its language host running (Pulumi's own; its group is its own), holding
+    // the runner's output pipes open: end it here, or the runner's output never closes.
     process.kill(-languageHost, "SIGKILL");
+    await killed.done;
 
     // The lock outlives the runner, and the next runner is refused with what to run.
     expect(await locks("team-kill")).toHaveLength(1);
