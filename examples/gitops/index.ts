@@ -22,7 +22,7 @@ interface VmSpec {
   user?: string;
   sshPublicKey?: string;
   running?: boolean;
-  /** Keys of other VMs of this fleet whose IP this VM depends on (it reboots when one changes). */
+  /** Keys of other VMs of this fleet whose address this VM depends on (it reboots when one changes). */
   after?: string[];
 }
 
@@ -40,7 +40,9 @@ function declare(key: string, seen: string[] = []): Vm {
   const upstream = after.map((other) => declare(other, [...seen, key]));
   const vm = new Vm(key, {
     ...args,
-    ...(upstream.length > 0 ? { rebootTriggers: upstream.map((u) => u.ip) } : {}),
+    // The VMID stands for the IP (the server gives <gateway's /24>.<vmid>), and it is known even for
+    // a VM taken over after a killed run, whose IP the provider could not read from an install stream.
+    ...(upstream.length > 0 ? { rebootTriggers: upstream.map((u) => u.vmid.apply(String)) } : {}),
   });
   vms[key] = vm;
   return vm;

@@ -46,6 +46,8 @@ export interface Timing {
   migrateBoundMs: number;
   /** Bound for one of the server's `qm` / `pvesh` commands (none has a timeout). */
   commandBoundMs: number;
+  /** Bound for one of the server's waits for the VM's SSH (60 tries of 5 s + 5 s on the real server). */
+  sshWaitBoundMs: number;
   /** After a successful install or start, how long the list may lag behind. */
   confirmTimeoutMs: number;
   /** After destroy, how long until the VM must be gone from the list. */
@@ -61,6 +63,7 @@ export const DEFAULT_TIMING: Timing = {
   initScriptBoundMs: DEFAULT_OPEN_BOUNDS.initScriptMs,
   migrateBoundMs: DEFAULT_OPEN_BOUNDS.migrateMs,
   commandBoundMs: DEFAULT_OPEN_BOUNDS.commandMs,
+  sshWaitBoundMs: DEFAULT_OPEN_BOUNDS.sshWaitMs,
   confirmTimeoutMs: 60_000,
   goneTimeoutMs: 120_000,
 };
@@ -107,6 +110,7 @@ export function openBoundsOf(ctx: LifecycleContext): OpenBounds {
     initScriptMs: t.initScriptBoundMs,
     migrateMs: t.migrateBoundMs,
     commandMs: t.commandBoundMs,
+    sshWaitMs: t.sshWaitBoundMs,
   };
 }
 

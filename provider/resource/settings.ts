@@ -20,6 +20,7 @@ const TIMING_KEYS = [
   "initScriptBoundMs",
   "migrateBoundMs",
   "commandBoundMs",
+  "sshWaitBoundMs",
   "confirmTimeoutMs",
   "goneTimeoutMs",
 ] as const satisfies readonly (keyof Timing)[];

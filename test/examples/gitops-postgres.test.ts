@@ -11,6 +11,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { simulatedBounds } from "../../scripts/sim-bounds";
 import { findPostgres, startPostgres, type Postgres } from "../e2e/postgres";
 import { EXAMPLES, listVms, newSandbox, run, tail, type RunResult, type Sandbox } from "./support";
 
@@ -62,6 +63,11 @@ tier("GitOps with the state on PostgreSQL", () => {
     await must(
       run("pulumi", ["config", "set", "goPveQemu:endpoint", box.sim.url, "--stack", stack], { cwd: first, env: env() }),
     );
+    // The server's step bounds at the speed the simulator runs when a converge follows a VM.
+    const bounds = Object.entries({ ...simulatedBounds(2000), "goPveQemu:pollIntervalMs": "200" }).flatMap(
+      ([key, value]) => ["--plaintext", `${key}=${value}`],
+    );
+    await must(run("pulumi", ["config", "set-all", ...bounds, "--stack", stack], { cwd: first, env: env() }));
     const second = box.copyExample("gitops");
     fs.copyFileSync(path.join(first, `Pulumi.${stack}.yaml`), path.join(second, `Pulumi.${stack}.yaml`));
     return [first, second];

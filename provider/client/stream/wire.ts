@@ -189,17 +189,21 @@ export interface OpenBounds {
   migrateMs: number;
   /** one `qm`/`pvesh`/`pvesm`/`ssh-keygen` command (none has a timeout) */
   commandMs: number;
+  /** one wait for the VM's SSH (CheckAlive); SSH_WAIT_MS on the real server, shorter on a faster simulator */
+  sshWaitMs: number;
 }
+
+/** CheckAlive: 60 tries of `ssh -o ConnectTimeout=5`, each followed by a 5 s sleep. */
+export const SSH_WAIT_MS = 60 * (5_000 + 5_000);
 
 export const DEFAULT_OPEN_BOUNDS: OpenBounds = {
   imageDownloadMs: 30 * 60_000,
   initScriptMs: 20 * 60_000,
   migrateMs: 30 * 60_000,
   commandMs: 30_000,
+  sshWaitMs: SSH_WAIT_MS,
 };
 
-/** CheckAlive: 60 tries of `ssh -o ConnectTimeout=5`, each followed by a 5 s sleep. */
-export const SSH_WAIT_MS = 60 * (5_000 + 5_000);
 
 /** The longest each phase can take. */
 export function phaseBounds(b: OpenBounds): Record<Phase, number> {
@@ -214,10 +218,10 @@ export function phaseBounds(b: OpenBounds): Record<Phase, number> {
     initConfig: 12 * b.commandMs + 10_000, // 11 qm set, qm resize with up to 2 x 5 s retry sleeps
     migrate: b.migrateMs,
     qmStart: b.commandMs,
-    waitReady: SSH_WAIT_MS,
+    waitReady: b.sshWaitMs,
     sshInit: b.initScriptMs,
     qmReboot: 4 * b.commandMs, // qm reboot waits for the guest's shutdown
-    waitAfterReboot: SSH_WAIT_MS,
+    waitAfterReboot: b.sshWaitMs,
     finalize: 0,
   };
 }
