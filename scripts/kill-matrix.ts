@@ -19,6 +19,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { startSimulator, type SimulatorHandle } from "../simulator";
 import { killGroup, newCliStack, waitFor, type CliStack } from "./cli-stack";
+import { simulatedBounds } from "./sim-bounds";
 
 // No `name`: the provider derives one from the stack and the resource, by
 // which an interrupted create is recognised (a given name never is).
@@ -120,7 +121,7 @@ async function runCell(name: string, how: Interruption, opts: Options): Promise<
     name: `km-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}`.slice(0, 40),
     endpoint: server.sim.url,
     vms: VMS,
-    config: { "goPveQemu:pollIntervalMs": "250" },
+    config: { ...simulatedBounds(opts.speed), "goPveQemu:pollIntervalMs": "250" },
   });
   const bound = opts.boundSeconds * 1000;
   let boundMet = true;

@@ -12,6 +12,7 @@
 // an install the provider had to retry), and seconds.
 import { startSimulator } from "../simulator";
 import { newCliStack, type CliStack } from "./cli-stack";
+import { simulatedBounds } from "./sim-bounds";
 
 interface Options {
   pipelines: number;
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
           name: `pipeline${p}`,
           endpoint: sim.url,
           vms,
-          config: { "goPveQemu:pollIntervalMs": "250" },
+          config: { ...simulatedBounds(opts.speed), "goPveQemu:pollIntervalMs": "250" },
         }),
       );
     }
