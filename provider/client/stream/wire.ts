@@ -204,7 +204,6 @@ export const DEFAULT_OPEN_BOUNDS: OpenBounds = {
   sshWaitMs: SSH_WAIT_MS,
 };
 
-
 /** The longest each phase can take. */
 export function phaseBounds(b: OpenBounds): Record<Phase, number> {
   return {
