@@ -14,22 +14,10 @@
 import { GoPveQemuClient } from "../provider/client";
 import { DEFAULT_TIMING, PartialError, create } from "../provider/lifecycle";
 import type { VmState } from "../provider/lifecycle";
-import type { Clock } from "../provider/lifecycle/context";
-import { sleep } from "../provider/lifecycle/context";
+import { arg, simClock } from "./soak-support";
 import { startSimulator } from "../simulator";
 
 const SPEED = 1000;
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
-  return Number.isInteger(v) && v > 0 ? v : fallback;
-}
-
-function simClock(speed: number): Clock {
-  const t0 = performance.now();
-  return { now: () => 1_000_000 + (performance.now() - t0) * speed, sleep: (ms, s) => sleep(ms / speed, s) };
-}
 
 async function main(): Promise<void> {
   const installs = arg("--installs", 50);

@@ -18,8 +18,7 @@
 import { GoPveQemuClient } from "../provider/client";
 import { DEFAULT_TIMING, PartialError, create, update } from "../provider/lifecycle";
 import type { LifecycleContext, VmInputs, VmState } from "../provider/lifecycle";
-import type { Clock } from "../provider/lifecycle/context";
-import { sleep } from "../provider/lifecycle/context";
+import { arg, simClock } from "./soak-support";
 import { startSimulator } from "../simulator";
 import type { FaultRule, SimulatorHandle } from "../simulator";
 
@@ -33,17 +32,6 @@ const SHAPES: Array<Pick<FaultRule, "kind" | "variant" | "lines">> = [
   { kind: "garble", variant: "duplicate" },
   { kind: "drop" },
 ];
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
-  return Number.isInteger(v) && v > 0 ? v : fallback;
-}
-
-function simClock(speed: number): Clock {
-  const t0 = performance.now();
-  return { now: () => 1_000_000 + (performance.now() - t0) * speed, sleep: (ms, s) => sleep(ms / speed, s) };
-}
 
 /** The n-th update of a VM: a migration (with shutdown and start), a reboot, a cpu change, off, on. */
 function nextInputs(n: number, name: string, vmid: number, state: VmState): VmInputs {
