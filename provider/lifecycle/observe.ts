@@ -2,11 +2,18 @@
 // is it the VM we think (its real name), is it in the server's disabled list,
 // and does it run. Then one mapping from what was seen to the state's fields.
 //
-// The power state comes from `status` when it answers, else from the list's
-// running flag: on a real cluster `qm status` is node-local, so `status` of a
-// VM on another node fails with 500 `failed to get VM status: exit status 2`
-// while the list shows it (and whether it runs). A disabled VM (node "-") is
-// not asked: the server refuses to control it and lists no real values.
+// The power state is the list's running flag, which is what the server itself
+// acts on: its power preconditions (`VM is running` / `VM is not running`)
+// read the same list (upstream's CheckID over `pvesh get /cluster/resources`).
+// `status` (`qm status`, live) is asked only when the list says stopped: on a
+// real cluster the list lags a start by seconds, and a VM that runs must not
+// be recorded as stopped. It is node-local, so `status` of a VM on another
+// node fails with 500 `failed to get VM status: exit status 2` while the list
+// shows it; the list's flag stands then. A list that says running is not
+// second-guessed: until it says otherwise, the server refuses what a stopped
+// VM allows. So a refresh of running VMs costs one shared `list`, not one
+// `status` per VM. A disabled VM (node "-") is not asked: the server refuses
+// to control it and lists no real values.
 import type { GoPveQemuApi } from "../client/api";
 import type { VmEntry } from "../client/schemas";
 import { CODES, LifecycleError } from "./errors";
@@ -21,7 +28,7 @@ export const RUNNING = "running";
 export interface Expectations {
   /** The real name the VM should have (`<name>-<vmid>` or `<vmid>`); any name when omitted. */
   vmName?: string;
-  /** Ask `status` for the power state (default true); the list's flag only when false. */
+  /** Ask `status` when the list says stopped (default true); the list's flag alone when false. */
   status?: boolean;
 }
 
@@ -39,11 +46,11 @@ export interface Observation {
    * then another VM holds the VMID.
    */
   nameMatches: boolean;
-  /** The word `status` answered, when it was asked and answered. */
+  /** The word `status` answered, when it was asked (the list said stopped) and answered. */
   status?: string;
   /** Why `status` gave no word: the error it failed with (the list's flag is used then). */
   statusError?: unknown;
-  /** From `status` when it answered, else the list's flag; undefined when unlisted or disabled. */
+  /** The list's flag, or `status`'s word when the list said stopped and it answered; undefined when unlisted or disabled. */
   running?: boolean;
 }
 
@@ -53,8 +60,8 @@ export function isDisabled(entry: Pick<VmEntry, "node">): boolean {
 }
 
 /**
- * Looks at VM `vmid`: the list, then `status` (unless unlisted, disabled or
- * not wanted). A list that fails is thrown as the client's error; a status
+ * Looks at VM `vmid`: the list, then `status` when the list says it is
+ * stopped (unless unlisted, disabled, another VM's, or not wanted). A list that fails is thrown as the client's error; a status
  * that fails is recorded, not thrown, unless the signal fired.
  */
 export async function observe(
@@ -71,7 +78,7 @@ export async function observe(
   const seen: Observation = { vmid, listed: true, entry, disabled, nameMatches };
   if (disabled) return seen;
   seen.running = entry.running;
-  if (expect.status === false || !nameMatches) return seen;
+  if (entry.running || expect.status === false || !nameMatches) return seen;
   try {
     seen.status = await client.status(vmid, { signal });
     seen.running = seen.status === RUNNING;

@@ -7,6 +7,8 @@
 // the engine records a partially created or updated resource.
 // First: the Node.js version is checked before undici loads (it fails obscurely on 20).
 import "../node-version";
+// Then Node's compile cache, before the heavy modules below load.
+import "./compile-cache";
 import type * as pulumi from "@pulumi/pulumi";
 import { GoPveQemuClient } from "../client";
 import type { GoPveQemuApi } from "../client/api";

@@ -62,8 +62,8 @@ export class Vm extends pulumi.dynamic.Resource {
       memoryMb: args.memoryMb,
       diskGb: args.diskGb,
       running: args.running,
-      // The provider logs under this resource's URN.
-      __urn: pulumi.createUrn(name, type, opts?.parent),
+      // The provider logs under this resource's URN (and derives the VM's name from it).
+      __urn: urnOf(name, type, opts?.parent),
     };
     super(
       vmProvider,
@@ -77,6 +77,18 @@ export class Vm extends pulumi.dynamic.Resource {
       TYPE,
     );
   }
+}
+
+/**
+ * The URN the engine gives this resource. Without a parent it is known at
+ * once, so no Output is made for it: a program pays a stack trace for every
+ * Output it creates (Pulumi keeps one on each promise), which is the most of
+ * what declaring a resource costs. With a parent, Pulumi's createUrn (the
+ * parent's type becomes part of the URN).
+ */
+function urnOf(name: string, type: string, parent: pulumi.Resource | undefined): pulumi.Input<string> {
+  if (parent !== undefined) return pulumi.createUrn(name, type, parent);
+  return `urn:pulumi:${pulumi.getStack()}::${pulumi.getProject()}::${type}::${name}`;
 }
 
 /** A connection that carries credentials (token or headers) is a secret as a whole. */

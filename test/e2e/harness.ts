@@ -60,6 +60,7 @@ export interface Fleet {
 }
 
 export interface StateResource {
+  urn?: string;
   id?: string;
   outputs: Record<string, unknown>;
   inputs: Record<string, unknown>;

@@ -4,6 +4,8 @@
 // its own transcript; every case below only reads it (or previews, which
 // changes nothing), and destroy has its own stack.
 import type { UpResult } from "@pulumi/pulumi/automation";
+import { LIMITS } from "../../provider/lifecycle/inputs";
+import { derivedName } from "../../provider/lifecycle/derived-name";
 import { diagnostics, newFleet, type Fleet, type Transcript } from "./harness";
 
 jest.setTimeout(300_000);
@@ -21,6 +23,7 @@ async function fleetWithVms(): Promise<Fleet> {
   await fleet.stack.setConfig("goPveQemu:token", { value: TOKEN, secret: true });
   await fleet.stack.setConfig("password-web", { value: PASSWORD, secret: true });
   await fleet.setVms(VMS);
+  await fleet.stack.setConfig("grouped", { value: JSON.stringify(["job"]) });
   return fleet;
 }
 
@@ -37,7 +40,7 @@ describe("up of three VMs", () => {
 
   it("creates the VMs, and the outputs match what the server has", () => {
     expect(up.summary.result).toBe("succeeded");
-    expect(up.summary.resourceChanges).toEqual({ create: 4 }); // three VMs and the stack
+    expect(up.summary.resourceChanges).toEqual({ create: 5 }); // three VMs, a component and the stack
 
     const outputs = up.outputs.vms!.value as Record<string, Record<string, unknown>>;
     const onServer = fleet.sim.vms();
@@ -61,6 +64,18 @@ describe("up of three VMs", () => {
     expect(outputs.db!.user).toBe("debian");
     // auto-assigned VMIDs are distinct
     expect(new Set(onServer.map((v) => v.vmid)).size).toBe(3);
+  });
+
+  it("gives the provider each Vm's real URN, with or without a parent, and derives the unnamed VM's name from it", () => {
+    const resources = fleet.resources();
+    expect(Object.keys(resources).sort()).toEqual(["db", "job", "web"]);
+    for (const r of Object.values(resources)) {
+      expect(r.inputs.__urn).toBe(r.urn);
+      expect(r.outputs.__urn).toBe(r.urn);
+    }
+    expect(resources.job!.urn).toContain("::test:index:Group$pulumi-nodejs:dynamic/goPveQemu:Vm::job");
+    expect(resources.web!.urn).toMatch(/::pulumi-nodejs:dynamic\/goPveQemu:Vm::web$/);
+    expect(resources.job!.inputs.name).toBe(derivedName(resources.job!.urn!, LIMITS.nameMax));
   });
 
   it("shows each install's steps under its resource while it runs", () => {
@@ -102,7 +117,7 @@ describe("up of three VMs", () => {
 
   it("previews no changes on a second run", async () => {
     const preview = await fleet.preview();
-    expect(preview.changeSummary).toEqual({ same: 4 });
+    expect(preview.changeSummary).toEqual({ same: 5 });
   });
 });
 

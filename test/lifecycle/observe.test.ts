@@ -15,7 +15,7 @@ function server(): FakeServer {
 
 const KNOWN = { vmName: "web-101", node: "pve1", cpu: 2, memoryMb: 3000, diskGb: 16, running: true };
 
-test("a VM on the main node: listed, ours by name, power from `status`", async () => {
+test("a stopped VM on the main node: listed, ours by name, `status` asked and agrees", async () => {
   const s = server();
   s.add({ vmid: 101, running: false });
   const seen = await observe(s.client(), 101, { vmName: "web-101" });
@@ -24,16 +24,39 @@ test("a VM on the main node: listed, ours by name, power from `status`", async (
   expect(s.calls.map((c) => c.call)).toEqual(["list", "status"]);
 });
 
-test("a VM on another node: `status` fails with 500 exit status 2, the list's flag answers", async () => {
+test("a running VM: the list's flag, which the server's own preconditions read; `status` is not asked", async () => {
   const s = server();
-  s.add({ vmid: 101, node: "pve2", running: true });
+  s.add({ vmid: 101, running: true });
+  const seen = await observe(s.client(), 101, { vmName: "web-101" });
+  expect(seen).toMatchObject({ listed: true, nameMatches: true, running: true });
+  expect(seen.status).toBeUndefined();
+  expect(powerWord(seen)).toBe("running");
+  expect(s.calls.map((c) => c.call)).toEqual(["list"]);
+});
+
+test("the list lags a start (it says stopped, `status` says running): running", async () => {
+  const client = {
+    list: async () => ({
+      vms: [{ vmid: 101, name: "web-101", os: "ubuntu", running: false, node: "pve1", cpu: 2, disk: 16, memory: 2 }],
+      nodes: [],
+    }),
+    status: async () => "running",
+  } as unknown as GoPveQemuApi;
+  const seen = await observe(client, 101, { vmName: "web-101" });
+  expect(seen).toMatchObject({ status: "running", running: true });
+  expect(observedFields(seen, KNOWN).running).toBe(true);
+});
+
+test("a stopped VM on another node: `status` fails with 500 exit status 2, the list's flag answers", async () => {
+  const s = server();
+  s.add({ vmid: 101, node: "pve2", running: false });
   const seen = await observe(s.client(), 101, { vmName: "web-101" });
   expect(seen.status).toBeUndefined();
   expect(seen.statusError).toBeInstanceOf(HttpStatusError);
   expect((seen.statusError as HttpStatusError).serverMessage).toBe("failed to get VM status: exit status 2");
-  expect(seen.running).toBe(true);
-  expect(powerWord(seen)).toBe("running");
-  expect(observedFields(seen, KNOWN)).toMatchObject({ node: "pve2", running: true });
+  expect(seen.running).toBe(false);
+  expect(powerWord(seen)).toBe("stopped");
+  expect(observedFields(seen, KNOWN)).toMatchObject({ node: "pve2", running: false });
 });
 
 test("not listed: nothing more is asked", async () => {
@@ -95,7 +118,7 @@ test("a cancellation during `status` is rethrown, not taken for a node-local fai
   const cancelled = new Error("cancelled");
   const client = {
     list: async () => ({
-      vms: [{ vmid: 101, name: "web-101", os: "ubuntu", running: true, node: "pve1", cpu: 2, disk: 16, memory: 2 }],
+      vms: [{ vmid: 101, name: "web-101", os: "ubuntu", running: false, node: "pve1", cpu: 2, disk: 16, memory: 2 }],
       nodes: [],
     }),
     status: async () => {

@@ -48,7 +48,7 @@ describe("read: GiB truncation and drift", () => {
 
   test("a listed value that cannot come from the known one is drift: listed*1024", async () => {
     const s = stateOf(inputs({ memoryMb: 3000 }));
-    const ctx = stub([entry({ memory: 4, cpu: 6, disk: 40, node: "pve2" })], "stopped");
+    const ctx = stub([entry({ memory: 4, cpu: 6, disk: 40, node: "pve2", running: false })], "stopped");
     const r = await read("101", s, ctx);
     expect(r?.state).toMatchObject({ memoryMb: 4096, cpu: 6, diskGb: 40, node: "pve2", running: false });
     expect(ctx.lines.join("\n")).toContain(

@@ -153,6 +153,8 @@ describe("cancellation", () => {
   test("while reading the VM's status: rethrown, not taken for an unreadable status", async () => {
     const ac = new AbortController();
     const s = setup({}, ac.signal);
+    // stopped, so that the first look asks `status` (a running VM is the list's word alone)
+    s.server.vms.get(101)!.running = false;
     const client = s.ctx.client({ endpoint: "x" });
     const status = client.status.bind(client);
     client.status = async (vmid, opts) => {

@@ -54,9 +54,11 @@ function ctxOf(client: GoPveQemuApi): LifecycleContext & { lines: string[] } {
 
 test("status of a VM on another node (status-vm-on-other-node.raw): observe answers from the list", async () => {
   const real = await recorded("status-vm-on-other-node.raw");
-  const client = { list: async () => ({ vms: [entry({ node: "pve2" })], nodes: [] }), status: real.status.bind(real) };
+  // asked only for a VM the list shows stopped
+  const listed = entry({ node: "pve2", running: false });
+  const client = { list: async () => ({ vms: [listed], nodes: [] }), status: real.status.bind(real) };
   const seen = await observe(client as unknown as GoPveQemuApi, 150, { vmName: "web-150" });
-  expect(seen.running).toBe(true);
+  expect(seen.running).toBe(false);
   expect(seen.statusError).toBeInstanceOf(HttpStatusError);
   expect((seen.statusError as HttpStatusError).status).toBe(500);
   expect((seen.statusError as HttpStatusError).serverMessage).toBe("failed to get VM status: exit status 2");

@@ -1,0 +1,121 @@
+// The upgrade check, for the state of each earlier release kept in
+// test/fixtures/upgrade/<release>/ (a real `pulumi up` of its program/ by that
+// release, exported): the stored __provider text is the old release's and has
+// to load the current implementation, preview must show no change, up must be
+// a no-op, refresh must work, and destroy must remove every VM. Any change of
+// what state holds has to pass here, for every release kept.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startSimulator, type SimulatorHandle } from "../../simulator";
+import { newFleet, type Fleet } from "../e2e/harness";
+
+const PASSPHRASE = "upgrade-fixture";
+const PASSWORD = "Upgrade-Fixture-Pw-7";
+
+export interface Release {
+  /** its folder under test/fixtures/upgrade */
+  dir: string;
+  /** the stack's name in the export (its config file is Pulumi.<stack>.yaml) */
+  stack: string;
+  /** the VMs' names on the release's simulator, sorted */
+  serverNames: string[];
+}
+
+type VmOutputs = Record<string, { vmid: number; vmName: string; node: string; running: boolean }>;
+
+export function upgradeSuite(release: Release, more?: (outputs: () => VmOutputs) => void): void {
+  const fixture = path.join(__dirname, "..", "fixtures", "upgrade", release.dir);
+  const exported = JSON.parse(fs.readFileSync(path.join(fixture, "stack.json"), "utf8"));
+  /** The endpoint the release's simulator had; the resources' stored connection names it. */
+  const oldEndpoint = /goPveQemu:endpoint: (\S+)/.exec(
+    fs.readFileSync(path.join(fixture, `Pulumi.${release.stack}.yaml`), "utf8"),
+  )![1]!;
+  const vmCount = release.serverNames.length;
+  let scratch: string;
+  let sim: SimulatorHandle;
+  let fleet: Fleet;
+  let upOutputs: VmOutputs = {};
+
+  beforeAll(async () => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-upgrade-"));
+    const simState = path.join(scratch, "sim-state.json");
+    fs.copyFileSync(path.join(fixture, "sim-state.json"), simState);
+    sim = await startSimulator({ speed: 2000, stateFile: simState });
+    fleet = await newFleet(
+      {},
+      {
+        sim,
+        program: path.join(fixture, "program"),
+        stackName: release.stack,
+        passphrase: PASSPHRASE,
+        extraFiles: [path.join(fixture, `Pulumi.${release.stack}.yaml`)],
+        // The upgraded package, installed where a user's project has it.
+        installPackage: true,
+      },
+    );
+    await fleet.stack.importStack(exported);
+    // The simulator now listens on another port than the release's did. Each
+    // VM's state keeps the connection it was made with (encrypted), so the
+    // stored endpoint is moved to this simulator as a user would after moving
+    // the server: through a decrypted export (the Automation API's export shows
+    // secrets) and an import, nothing else changed.
+    const plain = await fleet.stack.exportStack();
+    const connections = (plain.deployment.resources as { outputs?: { connection?: { plaintext?: string } } }[])
+      .map((r) => r.outputs?.connection?.plaintext)
+      .filter((c) => c !== undefined);
+    expect(connections).toEqual(release.serverNames.map(() => JSON.stringify({ endpoint: oldEndpoint })));
+    await fleet.stack.importStack(JSON.parse(JSON.stringify(plain).split(oldEndpoint).join(sim.url)));
+  });
+
+  afterAll(async () => {
+    await fleet?.dispose();
+    await sim?.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  test("the fixture is the old release's: its __provider names an implementation that no longer exists", () => {
+    const providers = exported.deployment.resources
+      .map((r: { inputs?: { __provider?: string } }) => r.inputs?.__provider)
+      .filter((p: unknown): p is string => typeof p === "string");
+    expect(providers).toHaveLength(vmCount);
+    const implPath = /IMPL_PATH: "([^"]+)"/.exec(providers[0]!)![1]!;
+    expect(fs.existsSync(implPath)).toBe(false);
+    expect(
+      sim
+        .vms()
+        .map((v) => v.name)
+        .sort(),
+    ).toEqual(release.serverNames);
+  });
+
+  test("preview shows no change, up is a no-op, refresh works, destroy removes every VM", async () => {
+    const preview = await fleet.preview();
+    expect(preview.changeSummary).toEqual({ same: vmCount + 1 });
+
+    const installs = sim.stats().installsStarted;
+    const up = await fleet.up();
+    expect(up.summary.result).toBe("succeeded");
+    expect(up.summary.resourceChanges).toEqual({ same: vmCount + 1 });
+    expect(sim.stats().installsStarted).toBe(installs);
+    const vms = up.outputs.vms!.value as VmOutputs;
+    upOutputs = vms;
+    expect(vms.web).toMatchObject({ vmid: 121, vmName: "web-121", running: true });
+    expect(vms.spare).toMatchObject({ node: "pve2", running: false });
+    expect(vms.worker!.vmName).toBe(`worker-${vms.worker!.vmid}`);
+    more?.(() => upOutputs);
+
+    await fleet.refresh();
+    expect(Object.keys(fleet.resources()).sort()).toEqual(Object.keys(vms).sort());
+    expect(fleet.resources().web!.outputs.running).toBe(true);
+    // The user's password survives the upgrade, still a secret.
+    const outputs = await fleet.stack.outputs();
+    expect(fleet.stateText()).not.toContain(PASSWORD);
+    expect(outputs.vms!.secret).toBe(false);
+    expect((await fleet.preview()).changeSummary).toEqual({ same: vmCount + 1 });
+
+    await fleet.destroy();
+    expect(sim.vms()).toEqual([]);
+    expect(fleet.resources()).toEqual({});
+  });
+}
