@@ -44,8 +44,6 @@ export type { CreateResult } from "./outcome";
 export async function create(inputs: VmInputs, ctx: LifecycleContext): Promise<CreateResult> {
   if (inputs.adopt === true) return adopt(inputs, ctx);
   const job = jobOf(inputs, ctx);
-  if (job.passwordGenerated)
-    ctx.reporter.info("no password given: a random one was generated (see the secret output `password`)");
   for (let attempt = 1; ; attempt++) {
     const outcome = await attemptInstall(job, attempt);
     if (outcome.kind === "done") return outcome.result;
@@ -119,7 +117,11 @@ async function attemptInstall(job: InstallJob, attempt: number): Promise<Attempt
     }
     ctx.reporter.info(
       `installing ${inputs.os} ${inputs.version} on ${job.conn.endpoint}` +
-        (inputs.vmid !== undefined ? ` as VMID ${inputs.vmid}` : " (the server picks the VMID)"),
+        (inputs.vmid !== undefined ? ` as VMID ${inputs.vmid}` : " (the server picks the VMID)") +
+        // in the same line: one engine message fewer per VM
+        (job.passwordGenerated
+          ? "; no password given: a random one was generated (see the secret output `password`)"
+          : ""),
     );
     const run = await runInstall(job, ticket);
     if (!run.ok) return await settleFailure(job, run.err, run.progress, before, ticket, attempt);

@@ -132,6 +132,20 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
   }
 }
 
+/**
+ * What the stored provider text (serialized-provider.ts) calls once the
+ * implementation is loaded: the provider object gets this module's methods,
+ * then the configuration is applied. The methods go on first, so a bad
+ * setting still reaches every call (each fails with it).
+ */
+export async function attach(
+  provider: pulumi.dynamic.ResourceProvider,
+  req: pulumi.dynamic.ConfigureRequest,
+): Promise<void> {
+  Object.assign(provider, { check, diff, create, read, update, delete: remove });
+  return configure(req);
+}
+
 /** The checks that see every resource of the program and ask the server, for the settings they were made with. */
 let serverChecks: { for: ProviderSettings; checks: lifecycle.ServerChecks } | undefined;
 

@@ -10,10 +10,8 @@
 //
 // The one function is `configure`. The dynamic provider host calls it once,
 // first, before any other method, and waits for it (getProvider in
-// @pulumi/pulumi/cmd/dynamic-provider); it loads the implementation and puts
-// its methods on this object, then configures it. The methods go on before
-// the configuration is applied, so a bad setting still reaches every call
-// (the implementation keeps the error and fails each call with it).
+// @pulumi/pulumi/cmd/dynamic-provider); it loads the implementation, whose
+// `attach` puts its methods on this object and then configures it.
 //
 // The implementation is found through the package from the program's folder
 // (the provider process runs there): the checkout or install that runs
@@ -22,10 +20,12 @@
 // text captures only those two strings, so it does not change when the
 // implementation does, and upgrading the library is not a diff on every VM.
 //
-// State written by earlier releases holds their text (seven methods, each
-// calling the implementation's function of the same name: configure, check,
-// diff, create, read, update, remove); provider-impl.ts keeps those exports,
-// so that text loads this release's implementation too.
+// State written by earlier releases holds their text: v0.1.0's seven methods,
+// each calling the implementation's function of the same name (configure,
+// check, diff, create, read, update, remove), and cc006c1's one `configure`
+// that puts check..remove on the provider itself and then calls the
+// implementation's `configure`. provider-impl.ts keeps all those exports, so
+// each old text loads this release's implementation too.
 import type * as pulumi from "@pulumi/pulumi";
 
 const IMPL_PACKAGE = "go-pve-qemu-pulumi/provider-impl";
@@ -42,9 +42,7 @@ async function configure(this: pulumi.dynamic.ResourceProvider, req: pulumi.dyna
     path = IMPL_PATH;
   }
   const impl: typeof import("./provider-impl") = require(path);
-  const { check, diff, create, read, update, remove } = impl;
-  Object.assign(this, { check, diff, create, read, update, delete: remove });
-  return impl.configure(req);
+  return impl.attach(this, req);
 }
 
 /**

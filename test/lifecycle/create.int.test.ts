@@ -51,6 +51,11 @@ describe("create: success", () => {
     expect(state.password).not.toBe("passwd");
 
     const info = messages(ctx.lines, "info");
+    // the generated password is said once, in the line that starts the install
+    expect(info.filter((m) => m.includes("no password given"))).toEqual([
+      `installing ubuntu 24.04 on ${h.endpoint} (the server picks the VMID); no password given: ` +
+        "a random one was generated (see the secret output `password`)",
+    ]);
     expect(info).toContain(
       "install [1/17] preparation > checking VMID: success (0.02s) - auto-assigned VMID: " + vm!.vmid,
     );
@@ -98,6 +103,7 @@ describe("create: success", () => {
     const info = messages(ctx.lines, "info");
     expect(info.some((m) => m.startsWith("install [14/18] VM initialization > migrating VM"))).toBe(true);
     expect(JSON.stringify(ctx.lines)).not.toContain("Correct-Horse-9");
+    expect(info.some((m) => m.includes("no password given"))).toBe(false);
   });
 
   test("running: false installs, then shuts the VM down", async () => {
