@@ -10,8 +10,8 @@ import { resolveConnection } from "./connection";
 import type { LifecycleContext } from "./context";
 import { CODES, LifecycleError } from "./errors";
 import type { VmInputs } from "./inputs";
+import { vmLabel } from "./labels";
 import type { CreateResult } from "./outcome";
-import { vmLabel } from "./power";
 import { read } from "./read";
 import { update } from "./update";
 

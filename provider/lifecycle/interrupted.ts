@@ -9,9 +9,9 @@
 import type { VmEntry } from "../client/schemas";
 import { phaseShown } from "./decide";
 import { follow } from "./follow";
+import { vmLabel } from "./labels";
 import { observe } from "./observe";
 import type { CreateResult, InstallJob } from "./outcome";
-import { vmLabel } from "./power";
 import type { InstallTicket } from "./vmid-lock";
 
 export async function adoptInterrupted(
