@@ -35,8 +35,10 @@
 //   never have run; keepIncompleteInstall: true keeps it as it is. One whose
 //   outcome is not known yet (installState "unconfirmed") is an update, which
 //   settles it by asking the server.
-// - An imported VM (state.imported) has no version, user, password, key or
-//   triggers on record: those are not compared until the next update records them.
+// - What the state does not hold is compared as the VM has it (a VM read
+//   without prior state, as adopt begins, has no version, user, password, key
+//   or triggers on record): no version or password on record is no change,
+//   the user is the OS's default user, and the key and triggers are none.
 import { endpointKey } from "./connection";
 import { LifecycleError } from "./errors";
 import { isDerivedName } from "./identity";
@@ -58,7 +60,6 @@ export interface DiffResult {
 export function diff(id: string, olds: VmState, news: VmInputs, options: { urn?: string } = {}): DiffResult {
   const old = parseState(olds, id);
   const was = old.inputs ?? {};
-  const imported = old.imported === true;
   const replaces: string[] = [];
   const update: string[] = [];
   const replaceIf = (key: string, changed: boolean): void => {
@@ -84,7 +85,7 @@ export function diff(id: string, olds: VmState, news: VmInputs, options: { urn?:
   replaceIf("vmid", isUnknown(news.vmid) || (news.vmid !== undefined && news.vmid !== old.vmid));
 
   if (isUnknown(news.user)) replaces.push("user");
-  else if (!imported) {
+  else {
     const oldUser = old.user ?? targetUser(was.user, oldOs);
     const newOs = isUnknown(news.os) ? oldOs : news.os;
     replaceIf("user", oldUser !== undefined && targetUser(news.user, newOs) !== oldUser);
@@ -97,7 +98,7 @@ export function diff(id: string, olds: VmState, news: VmInputs, options: { urn?:
   );
 
   if (isUnknown(news.sshPublicKey)) replaces.push("sshPublicKey");
-  else if (!imported && old.inputs !== undefined) {
+  else if (old.inputs !== undefined) {
     replaceIf("sshPublicKey", normKey(news.sshPublicKey) !== normKey(was.sshPublicKey));
   }
 

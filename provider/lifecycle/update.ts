@@ -120,7 +120,6 @@ function targetBase(job: UpdateJob, current: VmState): VmState {
     passwordGenerated: news.password !== undefined ? undefined : old.passwordGenerated,
     connection: job.conn,
     inputs: desiredOf(news),
-    imported: undefined,
   });
 }
 
