@@ -22,9 +22,11 @@ export { PartialError, PartialCreateError, PartialUpdateError, LifecycleError, C
 export type { ErrorCode } from "./errors";
 export { derivedName, isDerivedName } from "./identity";
 export { settle, LostInstallSchema } from "./decide";
-export { settleState, seenOf } from "./settle";
+export { settleState } from "./settle";
+export { lookOf } from "./look";
+export type { Look } from "./look";
 export type { Settled } from "./settle";
-export type { LostInstall, Seen } from "./decide";
+export type { LostInstall } from "./decide";
 export { DEFAULT_TIMING } from "./context";
 export type { Reporter, LifecycleContext, Timing } from "./context";
 export { resolveConnection, NO_ENDPOINT_HELP } from "./connection";

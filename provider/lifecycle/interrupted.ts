@@ -33,7 +33,7 @@ export async function adoptInterrupted(
         : ""),
   );
   const running = seen.listed && seen.running === true;
-  const phase = phaseShown({ kind: "present", running, tagged: entry.os !== "" })!;
+  const phase = phaseShown({ kind: "present", running, node: entry.node, tagged: entry.os !== "" })!;
   return follow(taken, {
     facts: { vmid: entry.vmid, realName: entry.name, vmCreated: true, completed: false },
     step: "",

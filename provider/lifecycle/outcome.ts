@@ -43,7 +43,10 @@ export interface InstallJob {
   derived: boolean;
 }
 
-/** What the server knows of the VM at some moment. */
+/**
+ * What is known of the VM at some moment, for its state: the stream's facts,
+ * its list entry and power word. The decision tables take a Look (look.ts).
+ */
 export interface Sighting {
   facts: Partial<InstallFacts>;
   entry?: VmEntry;
