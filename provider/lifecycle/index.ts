@@ -2,8 +2,10 @@
 // knows Pulumi: the glue in provider/resource adapts these to a dynamic
 // provider (and turns every PartialError into the engine's partial-state
 // errors).
-export { check, UNKNOWN, isUnknown, VmInputsSchema, INPUT_KEYS, LIMITS, SERVER_DEFAULTS, defaultUser } from "./inputs";
-export type { VmInputs, CheckFailure, CheckResult, CheckOptions, ConnectionInput } from "./inputs";
+export { UNKNOWN, isUnknown, VmInputsSchema, INPUT_KEYS, LIMITS, SERVER_DEFAULTS, defaultUser } from "./inputs";
+export type { VmInputs, ConnectionInput } from "./inputs";
+export { check } from "./check";
+export type { CheckFailure, CheckResult, CheckOptions } from "./check";
 export { ServerChecks } from "./server-checks";
 export type { ServerCheckOptions } from "./server-checks";
 export { VmStateSchema, parseState } from "./state";
