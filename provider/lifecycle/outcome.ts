@@ -107,28 +107,7 @@ export function stateFrom(
   const vmid = facts.vmid ?? inputs.vmid;
   if (vmid === undefined) throw new Error("stateFrom needs a VMID");
   const entry = seen.entry;
-
-  // Real values: the list for cpu (exact), clamping facts, else what was asked (defaults applied).
-  const want = {
-    cpu: inputs.cpu ?? SERVER_DEFAULTS.cpu,
-    memoryMb: inputs.memoryMb ?? SERVER_DEFAULTS.memoryMb,
-    diskGb: inputs.diskGb ?? SERVER_DEFAULTS.diskGb,
-  };
-  const cpu = entry?.cpu ?? facts.cpu ?? want.cpu;
-  const memoryKnown = facts.memoryMb ?? want.memoryMb;
-  const memoryMb = entry ? memoryFromList(entry.memory, memoryKnown) : memoryKnown;
-  const diskKnown = facts.diskGb ?? want.diskGb;
-  const diskGb = entry ? diskFromList(entry.disk, diskKnown) : diskKnown;
-  const actual = { cpu, memoryMb, diskGb };
-
-  const clamped: NonNullable<VmState["clamped"]> = {};
-  for (const key of ["cpu", "memoryMb", "diskGb"] as const) {
-    // Only a cut the server announced, or one the list proves (less than asked).
-    if (actual[key] < want[key] && (facts[key] !== undefined || entry !== undefined)) {
-      clamped[key] = { requested: want[key], limit: actual[key] };
-    }
-  }
-
+  const { want, actual } = sizesOf(inputs, seen);
   const running = seen.status !== undefined ? seen.status === RUNNING : entry?.running;
   return dropUndefined<VmState>({
     vmid,
@@ -138,21 +117,53 @@ export function stateFrom(
     os: inputs.os,
     version: inputs.version,
     user: facts.user ?? inputs.user ?? defaultUser(inputs.os),
-    cpu,
-    memoryMb,
-    diskGb,
+    ...actual,
     running,
     password: job.password,
     passwordGenerated: job.passwordGenerated ? true : undefined,
     connection: conn,
     inputs: desiredOf(inputs),
-    clamped: Object.keys(clamped).length > 0 ? clamped : undefined,
+    clamped: clampsOf(want, actual, seen),
     disabled: entry && isDisabled(entry) ? true : undefined,
     installComplete: completed,
     installProblem: completed || problem === undefined ? undefined : problem.split("\n")[0],
     installState: lost ? "unconfirmed" : undefined,
     installLost: lost,
   });
+}
+
+type Sizes = Record<"cpu" | "memoryMb" | "diskGb", number>;
+
+/**
+ * What was asked (defaults applied) and what the VM has: the list for cpu
+ * (exact), else the clamping facts, else what was asked.
+ */
+function sizesOf(inputs: VmInputs, seen: Sighting): { want: Sizes; actual: Sizes } {
+  const { facts, entry } = seen;
+  const want = {
+    cpu: inputs.cpu ?? SERVER_DEFAULTS.cpu,
+    memoryMb: inputs.memoryMb ?? SERVER_DEFAULTS.memoryMb,
+    diskGb: inputs.diskGb ?? SERVER_DEFAULTS.diskGb,
+  };
+  const memoryKnown = facts.memoryMb ?? want.memoryMb;
+  const diskKnown = facts.diskGb ?? want.diskGb;
+  const actual = {
+    cpu: entry?.cpu ?? facts.cpu ?? want.cpu,
+    memoryMb: entry ? memoryFromList(entry.memory, memoryKnown) : memoryKnown,
+    diskGb: entry ? diskFromList(entry.disk, diskKnown) : diskKnown,
+  };
+  return { want, actual };
+}
+
+/** The server's cuts: only one it announced, or one the list proves (less than asked). */
+function clampsOf(want: Sizes, actual: Sizes, seen: Sighting): VmState["clamped"] {
+  const clamped: NonNullable<VmState["clamped"]> = {};
+  for (const key of ["cpu", "memoryMb", "diskGb"] as const) {
+    if (actual[key] < want[key] && (seen.facts[key] !== undefined || seen.entry !== undefined)) {
+      clamped[key] = { requested: want[key], limit: actual[key] };
+    }
+  }
+  return Object.keys(clamped).length > 0 ? clamped : undefined;
 }
 
 /**
