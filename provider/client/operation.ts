@@ -2,6 +2,7 @@
 // request with the watchdog already running, turn answers that are no event
 // stream into typed errors, and hand the body to the operation reader with a
 // way to close the socket at once.
+import type { Dispatcher } from "undici";
 import type { InstallOptions } from "./api";
 import type { Connection } from "./connection";
 import { HttpStatusError, OperationFailedError, ResponseShapeError, type ErrorContext } from "./errors";
@@ -37,47 +38,18 @@ export async function runOperation(
     signal: opts.signal,
     clock: opts.clock,
   });
-  const noFacts: InstallFacts | undefined = kind === "install" ? { vmCreated: false, completed: false } : undefined;
   if (dog.stopped) {
     dog.dispose();
-    throw stoppedBeforeAnswer(kind, dog.stopped, ctx, noFacts);
+    throw stoppedBeforeAnswer(kind, dog.stopped, ctx);
   }
   // Aborting this controller destroys the socket: undici's request honours it before and
   // after the answer's headers.
   const controller = new AbortController();
   dog.onStop((cause) => controller.abort(cause.kind === "aborted" ? cause.reason : new Error(cause.kind)));
-  const body = req.json === undefined ? undefined : JSON.stringify(req.json);
   try {
-    let res;
-    try {
-      res = await conn.pool.request({
-        method: "POST",
-        path: conn.apiBase + req.path,
-        headers: { ...requestHeaders(conn, "text/event-stream", body !== undefined), "cache-control": "no-cache" },
-        body,
-        signal: controller.signal,
-        // The watchdog owns waiting here: undici's own timers would end a stream during
-        // the server's documented ten-minute silences.
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
-    } catch (err) {
-      if (dog.stopped) throw stoppedBeforeAnswer(kind, dog.stopped, ctx, noFacts, err);
-      throw transportError(err, conn, ctx, {});
-    }
+    const res = await send(conn, req, dog, controller.signal);
     dog.touch();
-    if (res.statusCode < 200 || res.statusCode > 299) {
-      const text = await readSome(res.body, ERROR_BODY_MAX_BYTES);
-      throw new HttpStatusError(res.statusCode, serverWords(text, contentType(res)), ctx, isJsonObject(text));
-    }
-    if (contentType(res).includes("application/json")) {
-      // Not the server's stream (a proxy or another service answering): its words, not a parse.
-      const text = await readSome(res.body, ERROR_BODY_MAX_BYTES);
-      throw new ResponseShapeError(
-        `${ctx.endpoint} answered ${res.statusCode} with JSON instead of an event stream: ${serverWords(text, "json")}`,
-        ctx,
-      );
-    }
+    await refuseUnlessStream(res, ctx);
     return await readOperation(
       kind,
       { body: res.body, cancel: (reason) => controller.abort(reason) },
@@ -88,14 +60,57 @@ export async function runOperation(
   }
 }
 
+/** The POST, up to the answer's headers; a failure is the watchdog's stop when it fired, else the transport's error. */
+async function send(
+  conn: Connection,
+  req: OperationRequest,
+  dog: Watchdog,
+  signal: AbortSignal,
+): Promise<Dispatcher.ResponseData> {
+  const body = req.json === undefined ? undefined : JSON.stringify(req.json);
+  try {
+    return await conn.pool.request({
+      method: "POST",
+      path: conn.apiBase + req.path,
+      headers: { ...requestHeaders(conn, "text/event-stream", body !== undefined), "cache-control": "no-cache" },
+      body,
+      signal,
+      // The watchdog owns waiting here: undici's own timers would end a stream during
+      // the server's documented ten-minute silences.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+  } catch (err) {
+    if (dog.stopped) throw stoppedBeforeAnswer(req.kind, dog.stopped, req.ctx, err);
+    throw transportError(err, conn, req.ctx, {});
+  }
+}
+
+/** An answer that is no event stream (an error status, or JSON) is thrown with the server's words. */
+async function refuseUnlessStream(res: Dispatcher.ResponseData, ctx: ErrorContext): Promise<void> {
+  if (res.statusCode < 200 || res.statusCode > 299) {
+    const text = await readSome(res.body, ERROR_BODY_MAX_BYTES);
+    throw new HttpStatusError(res.statusCode, serverWords(text, contentType(res)), ctx, isJsonObject(text));
+  }
+  if (contentType(res).includes("application/json")) {
+    // Not the server's stream (a proxy or another service answering): its words, not a parse.
+    const text = await readSome(res.body, ERROR_BODY_MAX_BYTES);
+    throw new ResponseShapeError(
+      `${ctx.endpoint} answered ${res.statusCode} with JSON instead of an event stream: ${serverWords(text, "json")}`,
+      ctx,
+    );
+  }
+}
+
 /** Stopped (cancelled or timed out) before the answer's headers arrived: nothing was read. */
 function stoppedBeforeAnswer(
   kind: OperationKind,
   cause: StopCause,
   ctx: ErrorContext,
-  facts: InstallFacts | undefined,
   err?: unknown,
 ): OperationFailedError {
+  // An install that stopped here had revealed nothing.
+  const facts: InstallFacts | undefined = kind === "install" ? { vmCreated: false, completed: false } : undefined;
   return new OperationFailedError({ operation: kind, shape: cause.kind, tail: [], facts }, ctx, {
     cause: cause.kind === "aborted" ? cause.reason : err,
   });

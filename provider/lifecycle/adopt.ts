@@ -5,13 +5,14 @@
 // serve that read (its host finds the provider in the state it does not have
 // yet), so the program declares the VM with `vmid` and `adopt: true` and the
 // create finds it, checks that it is the VM meant, and then converges it to
-// the declared inputs exactly as an update would.
+// the declared inputs exactly as an update would (its first reboot triggers
+// are taken as declared: there are none before them to differ from).
 import { resolveConnection } from "./connection";
 import type { LifecycleContext } from "./context";
 import { CODES, LifecycleError } from "./errors";
 import type { VmInputs } from "./inputs";
+import { vmLabel } from "./labels";
 import type { CreateResult } from "./outcome";
-import { vmLabel } from "./power";
 import { read } from "./read";
 import { update } from "./update";
 
@@ -42,6 +43,8 @@ export async function adopt(inputs: VmInputs, ctx: LifecycleContext): Promise<Cr
     );
   }
   ctx.reporter.info(`adopting VM ${label} on ${conn.endpoint} instead of installing one`);
-  const state = await update(String(vmid), found.state, inputs, ctx);
+  // The server keeps no reboot triggers: the declared ones are this VM's first, not a change that reboots it.
+  const adopted = { ...found.state, inputs: { ...found.state.inputs, rebootTriggers: inputs.rebootTriggers } };
+  const state = await update(String(vmid), adopted, inputs, ctx);
   return { id: String(vmid), state };
 }

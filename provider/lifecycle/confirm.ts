@@ -3,11 +3,11 @@
 import type { InstallFacts } from "../client/stream/types";
 import { timingOf } from "./context";
 import { CODES, LifecycleError } from "./errors";
+import { seconds, vmLabel } from "./labels";
 import { observe, powerWord } from "./observe";
 import { failWithVm, finishCreate } from "./outcome";
 import type { CreateResult, InstallJob } from "./outcome";
 import { poll } from "./poll";
-import { seconds, vmLabel } from "./power";
 import { errorText } from "./redact";
 
 export async function confirm(job: InstallJob, facts: InstallFacts & { vmid: number }): Promise<CreateResult> {

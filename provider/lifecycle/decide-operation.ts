@@ -11,7 +11,7 @@
 // is not taken on the stream's word either.
 import type { FailureShape } from "../client/stream/types";
 import type { Timing } from "./context";
-import type { Observation } from "./observe";
+import type { Look } from "./look";
 
 export type StreamedKind = "start" | "reboot" | "migrate";
 
@@ -26,15 +26,6 @@ export interface StreamReport {
   targetNode?: string;
 }
 
-/** One look at the VM, as these rules need it. */
-export type Look =
-  | { kind: "unreadable"; error: string }
-  | { kind: "absent" }
-  /** its VMID is held by a VM with another name */
-  | { kind: "other"; name: string }
-  | { kind: "disabled" }
-  | { kind: "present"; running?: boolean; node: string };
-
 export type OperationVerdict =
   { kind: "applied"; why: string } | { kind: "failed"; why: string } | { kind: "wait"; why: string };
 
@@ -43,14 +34,6 @@ export function isLost(shape: FailureShape): boolean {
   return (
     shape === "connection-lost" || shape === "idle-timeout" || shape === "overall-timeout" || shape === "no-completion"
   );
-}
-
-/** An observation as a Look. */
-export function lookOf(seen: Observation): Look {
-  if (!seen.listed || seen.entry === undefined) return { kind: "absent" };
-  if (seen.disabled) return { kind: "disabled" };
-  if (!seen.nameMatches) return { kind: "other", name: seen.entry.name };
-  return { kind: "present", running: seen.running, node: seen.entry.node };
 }
 
 /** The decision table. `timeUp`: the bound (boundMs) has passed; the last look decides. */

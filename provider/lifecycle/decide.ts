@@ -13,6 +13,8 @@
 import { z } from "zod";
 import { PHASES, cleanupBound, phaseBounds, phaseIndex } from "../client/stream/wire";
 import type { OpenBounds, Phase } from "../client/stream/wire";
+import { exists, runs } from "./look";
+import type { Look } from "./look";
 
 // ---- the timeline of an install whose stream was lost --------------------------
 
@@ -94,22 +96,15 @@ export function advance(t: LostInstall, reached: Phase, now: number, open: OpenB
 }
 
 /** The phase the server has reached at least, by what the VM shows. */
-export function phaseShown(seen: Seen): Phase | undefined {
-  if (seen.kind !== "present") return undefined;
-  if (seen.running) return "waitReady"; // only `qm start` runs it
-  return seen.tagged ? "initConfig" : "importDisk"; // the OS tag is set while initialising
+export function phaseShown(seen: Look): Phase | undefined {
+  if (!exists(seen)) return undefined;
+  if (runs(seen)) return "waitReady"; // only `qm start` runs it
+  // The OS tag is set while initialising; a disabled VM lists the tag "-".
+  const tagged = seen.kind === "disabled" || seen.tagged;
+  return tagged ? "initConfig" : "importDisk";
 }
 
-// ---- what the server shows --------------------------------------------------------
-
-/** One look at the VM, as decisions need it. */
-export type Seen =
-  | { kind: "unreadable"; error: string }
-  | { kind: "absent" }
-  /** the VMID is held by a VM with another name: not this install's */
-  | { kind: "other"; name: string }
-  /** `tagged`: it carries an OS tag (the install sets it while initialising the VM) */
-  | { kind: "present"; running: boolean; tagged: boolean };
+// ---- verdicts --------------------------------------------------------------------------
 
 export type Verdict =
   /** record success; `inferred` when the completion itself was never seen */
@@ -134,58 +129,85 @@ export interface FollowMemory {
   stoppedSince?: number;
 }
 
-/** One round of following a lost install: decide from one look, or follow on. */
+/**
+ * One round of following a lost install: decide from one look, or follow on.
+ * A disabled VM lists nothing real: the rules take it as a VM that exists and
+ * does not run.
+ */
 export function decideLost(
   t: LostInstall,
-  seen: Seen,
+  seen: Look,
   mem: FollowMemory,
   now: number,
   end: { capAt: number; vmidKnown: boolean; grace: number },
 ): Verdict {
-  const at = t.step ? `step "${t.step}"` : "the start";
-  switch (seen.kind) {
-    case "other":
-      return {
-        kind: "failed",
-        why: `its VMID is now held by another VM ("${seen.name}"), so this install cannot have made it`,
-      };
-    case "absent":
-      if (mem.seen)
-        return {
-          kind: "failed",
-          why: "the server created the VM and removed it again (it cleans up after a failed install)",
-        };
-      if (now >= t.createBy)
-        return {
-          kind: "failed",
-          why: `the VM never appeared, and the server can no longer create it (the steps after ${at} take at most ${secs(t.createBy - t.lostAt)})`,
-        };
-      break;
-    case "present":
-      if (seen.running && now >= t.undoBy) {
-        const inferred = phaseIndex(t.phase) <= phaseIndex("sshInit");
-        return {
-          kind: "done",
-          inferred,
-          why: inferred
-            ? `the VM runs, and the server can no longer remove it (the steps after ${at} that clean up take at most ${secs(t.undoBy - t.lostAt)})`
-            : undefined,
-        };
-      }
-      if (!seen.running && now >= t.startBy && mem.stoppedSince !== undefined && now - mem.stoppedSince >= end.grace) {
-        return {
-          kind: "partial",
-          installState: "failed",
-          why: "the VM exists but stays stopped: the install failed after creating it (or the server stopped working on it)",
-        };
-      }
-      break;
-    case "unreadable":
-      break;
+  return shownVerdict(t, seen, mem, now, end.grace) ?? pendingVerdict(t, seen, mem, now, end);
+}
+
+/** The verdict the look settles by itself, if any. */
+function shownVerdict(t: LostInstall, seen: Look, mem: FollowMemory, now: number, grace: number): Verdict | undefined {
+  if (seen.kind === "other") {
+    return {
+      kind: "failed",
+      why: `its VMID is now held by another VM ("${seen.name}"), so this install cannot have made it`,
+    };
   }
+  if (seen.kind === "absent") return absentVerdict(t, mem, now);
+  if (exists(seen)) return existingVerdict(t, runs(seen), mem, now, grace);
+  return undefined;
+}
+
+function absentVerdict(t: LostInstall, mem: FollowMemory, now: number): Verdict | undefined {
+  if (mem.seen)
+    return {
+      kind: "failed",
+      why: "the server created the VM and removed it again (it cleans up after a failed install)",
+    };
+  if (now >= t.createBy)
+    return {
+      kind: "failed",
+      why: `the VM never appeared, and the server can no longer create it (the steps after ${lostAtText(t)} take at most ${secs(t.createBy - t.lostAt)})`,
+    };
+  return undefined;
+}
+
+function existingVerdict(
+  t: LostInstall,
+  running: boolean,
+  mem: FollowMemory,
+  now: number,
+  grace: number,
+): Verdict | undefined {
+  if (running && now >= t.undoBy) {
+    const inferred = phaseIndex(t.phase) <= phaseIndex("sshInit");
+    return {
+      kind: "done",
+      inferred,
+      why: inferred
+        ? `the VM runs, and the server can no longer remove it (the steps after ${lostAtText(t)} that clean up take at most ${secs(t.undoBy - t.lostAt)})`
+        : undefined,
+    };
+  }
+  if (!running && now >= t.startBy && mem.stoppedSince !== undefined && now - mem.stoppedSince >= grace) {
+    return {
+      kind: "partial",
+      installState: "failed",
+      why: "the VM exists but stays stopped: the install failed after creating it (or the server stopped working on it)",
+    };
+  }
+  return undefined;
+}
+
+/** Nothing is settled yet: follow on until the cap, then record what can be recorded. */
+function pendingVerdict(
+  t: LostInstall,
+  seen: Look,
+  mem: FollowMemory,
+  now: number,
+  end: { capAt: number; vmidKnown: boolean },
+): Verdict {
   if (now < end.capAt) return { kind: "follow", why: pending(t, seen, now), until: Math.min(end.capAt, t.settleBy) };
-  const exists = seen.kind === "present" || mem.seen;
-  if (exists || end.vmidKnown) {
+  if (exists(seen) || mem.seen || end.vmidKnown) {
     return {
       kind: "partial",
       installState: "unconfirmed",
@@ -195,7 +217,12 @@ export function decideLost(
   return { kind: "unknown", why: `the outcome is not known: ${pending(t, seen, now)}` };
 }
 
-function pending(t: LostInstall, seen: Seen, now: number): string {
+/** Where the stream was lost, for messages. */
+function lostAtText(t: LostInstall): string {
+  return t.step ? `step "${t.step}"` : "the start";
+}
+
+function pending(t: LostInstall, seen: Look, now: number): string {
   if (seen.kind === "unreadable") return `the server could not be asked (${seen.error})`;
   if (seen.kind === "absent")
     return `the VM has not appeared yet; the server may create it until ${secs(t.createBy - now)} from now`;
@@ -208,7 +235,7 @@ function pending(t: LostInstall, seen: Seen, now: number): string {
  */
 export function settle(
   t: LostInstall,
-  seen: Seen,
+  seen: Look,
   now: number,
 ): { kind: "done" | "failed-left" | "gone" | "unconfirmed"; why: string } {
   const stoppedSince = now >= t.settleBy ? Number.NEGATIVE_INFINITY : undefined;
@@ -270,7 +297,7 @@ const MAX_ATTEMPTS = 2;
  * The decision table for a failed install call. `seen` is one look at the
  * VMID, taken only when the server ended the install and the VMID is known.
  */
-export function decideFailure(f: Failure, facts: FailureFacts, seen?: Seen): FailureVerdict {
+export function decideFailure(f: Failure, facts: FailureFacts, seen?: Look): FailureVerdict {
   switch (f.kind) {
     case "rejected":
       if (f.definite || f.status < 500) return { kind: "failed", why: "nothing was created" };
@@ -315,7 +342,7 @@ export function decideFailure(f: Failure, facts: FailureFacts, seen?: Seen): Fai
   }
 }
 
-function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts, seen?: Seen): FailureVerdict {
+function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts, seen?: Look): FailureVerdict {
   if (f.reachedEnd && facts.vmid !== undefined) {
     // Nothing after the last step can fail: only its last lines went missing (lost, or sent after close).
     return {

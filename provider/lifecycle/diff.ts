@@ -35,8 +35,10 @@
 //   never have run; keepIncompleteInstall: true keeps it as it is. One whose
 //   outcome is not known yet (installState "unconfirmed") is an update, which
 //   settles it by asking the server.
-// - An imported VM (state.imported) has no version, user, password, key or
-//   triggers on record: those are not compared until the next update records them.
+// - What the state does not hold is compared as the VM has it (a VM read
+//   without prior state, as adopt begins, has no version, user, password, key
+//   or triggers on record): no version or password on record is no change,
+//   the user is the OS's default user, and the key and triggers are none.
 import { endpointKey } from "./connection";
 import { LifecycleError } from "./errors";
 import { isDerivedName } from "./identity";
@@ -57,80 +59,83 @@ export interface DiffResult {
 
 export function diff(id: string, olds: VmState, news: VmInputs, options: { urn?: string } = {}): DiffResult {
   const old = parseState(olds, id);
-  const was = old.inputs ?? {};
-  const imported = old.imported === true;
-  const replaces: string[] = [];
-  const update: string[] = [];
-  const replaceIf = (key: string, changed: boolean): void => {
-    if (changed) replaces.push(key);
-  };
-  const updateIf = (key: string, changed: boolean): void => {
-    if (changed) update.push(key);
-  };
-
-  // ---- replace properties
-  const oldOs = was.os ?? old.os;
-  replaceIf("os", isUnknown(news.os) || (oldOs !== undefined && news.os !== oldOs));
-
-  const oldVersion = was.version ?? old.version;
-  replaceIf("version", isUnknown(news.version) || (oldVersion !== undefined && news.version !== oldVersion));
-
-  if (isUnknown(news.name)) replaces.push("name");
-  else if (old.inputs !== undefined || old.vmName !== undefined) {
-    const oldName = old.inputs !== undefined ? was.name : nameFromVmName(old.vmName, old.vmid);
-    replaceIf("name", (news.name || undefined) !== (oldName || undefined));
-  }
-
-  replaceIf("vmid", isUnknown(news.vmid) || (news.vmid !== undefined && news.vmid !== old.vmid));
-
-  if (isUnknown(news.user)) replaces.push("user");
-  else if (!imported) {
-    const oldUser = old.user ?? targetUser(was.user, oldOs);
-    const newOs = isUnknown(news.os) ? oldOs : news.os;
-    replaceIf("user", oldUser !== undefined && targetUser(news.user, newOs) !== oldUser);
-  }
-
-  replaceIf(
-    "password",
-    isUnknown(news.password) ||
-      (news.password !== undefined && old.password !== undefined && news.password !== old.password),
-  );
-
-  if (isUnknown(news.sshPublicKey)) replaces.push("sshPublicKey");
-  else if (!imported && old.inputs !== undefined) {
-    replaceIf("sshPublicKey", normKey(news.sshPublicKey) !== normKey(was.sshPublicKey));
-  }
-
-  // ---- in-place properties
-  for (const key of ["cpu", "memoryMb", "diskGb"] as const) {
-    updateIf(key, isUnknown(news[key]) || sizeChange(old, key, news[key]) !== undefined);
-  }
-  updateIf("node", isUnknown(news.node) || nodeChange(old, news.node) !== undefined);
-  updateIf(
-    "running",
-    isUnknown(news.running) || (old.running !== undefined && targetRunning(news.running) !== old.running),
-  );
-  updateIf("rebootTriggers", containsUnknown(news.rebootTriggers) || triggersChanged(old, news.rebootTriggers));
-  updateIf("connection", connectionChanged(old, news.connection));
-
+  const replaces = changed(replaceChanges(old, news));
+  const update = changed(updateChanges(old, news));
   const install = installOutcome(olds);
   if (install === "unconfirmed") update.push("installState");
   else if (install === "failed" && news.keepIncompleteInstall !== true) replaces.push("installComplete");
-
+  if (news.adopt === true && replaces.length > 0) throw adoptedReplace(replaces);
   const pinsSameVmid = news.vmid !== undefined && (isUnknown(news.vmid) || news.vmid === old.vmid);
-  if (news.adopt === true && replaces.length > 0) {
-    // The replace would destroy the adopted VM first, and an adopting create cannot install a new one.
-    throw new LifecycleError(
-      `${replaces.join(", ")} changed on a VM declared with adopt: true, which needs a new VM; ` +
-        "remove adopt (it only matters for the first up) to let Pulumi replace the VM, or keep the old values",
-    );
-  }
   return {
     changes: replaces.length > 0 || update.length > 0,
     replaces,
     deleteBeforeReplace: replaces.length > 0 && (pinsSameVmid || isDerivedName(news.name, options.urn, LIMITS.nameMax)),
     update,
   };
+}
+
+/** Each property with whether it changed, in the order the result lists them. */
+type Changes = Array<[key: string, changed: boolean]>;
+
+function changed(changes: Changes): string[] {
+  return changes.filter(([, c]) => c).map(([key]) => key);
+}
+
+/** The properties only the install sets: a change needs a new VM. */
+function replaceChanges(old: VmState, news: VmInputs): Changes {
+  const was = old.inputs ?? {};
+  const oldOs = was.os ?? old.os;
+  const oldVersion = was.version ?? old.version;
+  // An omitted password, or one not on record, is no change (see the header); a key is compared once inputs are on record.
+  const otherPassword = news.password !== undefined && old.password !== undefined && news.password !== old.password;
+  const otherKey = old.inputs !== undefined && normKey(news.sshPublicKey) !== normKey(was.sshPublicKey);
+  return [
+    ["os", isUnknown(news.os) || (oldOs !== undefined && news.os !== oldOs)],
+    ["version", isUnknown(news.version) || (oldVersion !== undefined && news.version !== oldVersion)],
+    ["name", isUnknown(news.name) || nameChanged(old, news.name)],
+    ["vmid", isUnknown(news.vmid) || (news.vmid !== undefined && news.vmid !== old.vmid)],
+    ["user", isUnknown(news.user) || userChanged(old, oldOs, news)],
+    ["password", isUnknown(news.password) || otherPassword],
+    ["sshPublicKey", isUnknown(news.sshPublicKey) || otherKey],
+  ];
+}
+
+/** Against the recorded name input, or the one behind the real name of a state without inputs. */
+function nameChanged(old: VmState, name: string | undefined): boolean {
+  if (old.inputs === undefined && old.vmName === undefined) return false;
+  const oldName = old.inputs !== undefined ? old.inputs.name : nameFromVmName(old.vmName, old.vmid);
+  return (name || undefined) !== (oldName || undefined);
+}
+
+/** The login user the server would give, against the one the VM has. */
+function userChanged(old: VmState, oldOs: string | undefined, news: VmInputs): boolean {
+  const oldUser = old.user ?? targetUser(old.inputs?.user, oldOs);
+  const newOs = isUnknown(news.os) ? oldOs : news.os;
+  return oldUser !== undefined && targetUser(news.user, newOs) !== oldUser;
+}
+
+/** The properties changed in place. */
+function updateChanges(old: VmState, news: VmInputs): Changes {
+  const sizes = (["cpu", "memoryMb", "diskGb"] as const).map((key): [string, boolean] => [
+    key,
+    isUnknown(news[key]) || sizeChange(old, key, news[key]) !== undefined,
+  ]);
+  const otherPower = old.running !== undefined && targetRunning(news.running) !== old.running;
+  return [
+    ...sizes,
+    ["node", isUnknown(news.node) || nodeChange(old, news.node) !== undefined],
+    ["running", isUnknown(news.running) || otherPower],
+    ["rebootTriggers", containsUnknown(news.rebootTriggers) || triggersChanged(old, news.rebootTriggers)],
+    ["connection", connectionChanged(old, news.connection)],
+  ];
+}
+
+/** The replace would destroy the adopted VM first, and an adopting create cannot install a new one. */
+function adoptedReplace(replaces: string[]): LifecycleError {
+  return new LifecycleError(
+    `${replaces.join(", ")} changed on a VM declared with adopt: true, which needs a new VM; ` +
+      "remove adopt (it only matters for the first up) to let Pulumi replace the VM, or keep the old values",
+  );
 }
 
 /**

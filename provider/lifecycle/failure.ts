@@ -8,14 +8,16 @@ import { STEP, UNNAMED_PHASE, isRecoverableSshKeyError } from "../client/stream/
 import type { Phase } from "../client/stream/wire";
 import { clockOf, openBoundsOf } from "./context";
 import { decideFailure, timelineOf } from "./decide";
-import type { Failure, FailureVerdict, Seen } from "./decide";
+import type { Failure, FailureVerdict } from "./decide";
 import { CODES, LifecycleError } from "./errors";
 import type { ErrorCode } from "./errors";
 import { follow } from "./follow";
+import { vmLabel } from "./labels";
+import { exists, lookOf } from "./look";
+import type { Look } from "./look";
 import { observe, powerWord } from "./observe";
 import { failWithVm } from "./outcome";
 import type { CreateResult, InstallJob, Sighting } from "./outcome";
-import { vmLabel } from "./power";
 import { errorText, safeCause } from "./redact";
 import { dropUndefined, realName } from "./state";
 import type { InstallTicket } from "./vmid-lock";
@@ -100,7 +102,6 @@ export async function settleFailure(
   return recordFailure(job, verdict, { facts, vmid, why, cause, progress, before, ticket, failure, sighting });
 }
 
-/** One look at the VMID, for the table and for the state. */
 /** What happened to the stream, without the client's "install failed at step ..." (the install may well go on). */
 function streamLoss(err: unknown, redact: (s: string) => string): string {
   if (!(err instanceof OperationFailedError)) return errorText(err, redact);
@@ -118,13 +119,12 @@ const LOSS_TEXT: Partial<Record<string, string>> = {
   "error-event": "an error frame in the stream, not from the install",
 };
 
-async function look(job: InstallJob, vmid: number): Promise<{ seen: Seen; entry?: VmEntry; status?: string }> {
+/** One look at the VMID, for the table and for the state. */
+async function look(job: InstallJob, vmid: number): Promise<{ seen: Look; entry?: VmEntry; status?: string }> {
   try {
     const o = await observe(job.client, vmid, { vmName: realName(job.inputs.name, vmid) }, job.ctx.signal);
-    if (!o.listed) return { seen: { kind: "absent" } };
-    if (!o.nameMatches) return { seen: { kind: "other", name: o.entry!.name } };
-    const seen: Seen = { kind: "present", running: o.running === true, tagged: o.entry!.os !== "" };
-    return { seen, entry: o.entry, status: powerWord(o) };
+    const seen = lookOf(o);
+    return exists(seen) ? { seen, entry: o.entry, status: powerWord(o) } : { seen };
   } catch (err) {
     return { seen: { kind: "unreadable", error: errorText(err, job.redact) } };
   }

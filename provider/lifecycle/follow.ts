@@ -19,13 +19,15 @@ import type { InstallFacts } from "../client/stream/types";
 import type { Phase } from "../client/stream/wire";
 import { clockOf, openBoundsOf, timingOf } from "./context";
 import { advance, decideLost, phaseShown, secs, stoppedGrace, timelineOf } from "./decide";
-import type { FollowMemory, LostInstall, Seen, Verdict } from "./decide";
+import type { FollowMemory, LostInstall, Verdict } from "./decide";
 import { CODES, LifecycleError } from "./errors";
+import { vmLabel } from "./labels";
+import { exists, lookOf, runs } from "./look";
+import type { Look } from "./look";
 import { observe, powerWord } from "./observe";
 import { failWithVm, finishCreate } from "./outcome";
 import type { CreateResult, InstallJob, Sighting } from "./outcome";
 import { poll } from "./poll";
-import { vmLabel } from "./power";
 import { errorText } from "./redact";
 import { realName } from "./state";
 import type { InstallTicket } from "./vmid-lock";
@@ -95,9 +97,9 @@ class Watch {
     const seen = await this.look();
     const now = clockOf(this.job.ctx).now();
     const open = openBoundsOf(this.job.ctx);
-    if (seen.kind === "present") {
+    if (exists(seen)) {
       if (!this.mem.seen) this.firstSeen();
-      this.mem = { seen: true, stoppedSince: seen.running ? undefined : (this.mem.stoppedSince ?? now) };
+      this.mem = { seen: true, stoppedSince: runs(seen) ? undefined : (this.mem.stoppedSince ?? now) };
       this.t = advance(this.t, phaseShown(seen)!, now, open, this.job.inputs.node !== undefined);
     }
     const end = {
@@ -108,17 +110,16 @@ class Watch {
     return decideLost(this.t, seen, this.mem, now, end);
   }
 
-  private async look(): Promise<Seen> {
+  private async look(): Promise<Look> {
     const { client, ctx } = this.job;
     try {
       if (this.vmid === undefined && !(await this.findVmid())) return { kind: "absent" };
       const vmid = this.vmid!;
       const o = await observe(client, vmid, { vmName: realName(this.job.inputs.name, vmid) }, ctx.signal);
       this.entry = o.nameMatches ? o.entry : undefined;
-      if (!o.listed) return { kind: "absent" };
-      if (!o.nameMatches) return { kind: "other", name: o.entry!.name };
-      this.status = powerWord(o);
-      return { kind: "present", running: o.running === true, tagged: o.entry!.os !== "" };
+      const look = lookOf(o);
+      if (exists(look)) this.status = powerWord(o);
+      return look;
     } catch (err) {
       if (ctx.signal?.aborted) throw err;
       return { kind: "unreadable", error: errorText(err, this.job.redact) };

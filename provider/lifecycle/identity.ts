@@ -12,8 +12,8 @@
 // automatically (it could be anyone's); `adopt: true` does that on request.
 import type { VmEntry } from "../client/schemas";
 import { derivedName } from "./derived-name";
+import { vmLabel } from "./labels";
 import { realName } from "./state";
-import { vmLabel } from "./power";
 
 export { derivedName };
 

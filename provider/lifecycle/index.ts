@@ -2,8 +2,10 @@
 // knows Pulumi: the glue in provider/resource adapts these to a dynamic
 // provider (and turns every PartialError into the engine's partial-state
 // errors).
-export { check, UNKNOWN, isUnknown, VmInputsSchema, INPUT_KEYS, LIMITS, SERVER_DEFAULTS, defaultUser } from "./inputs";
-export type { VmInputs, CheckFailure, CheckResult, CheckOptions, ConnectionInput } from "./inputs";
+export { UNKNOWN, isUnknown, VmInputsSchema, INPUT_KEYS, LIMITS, SERVER_DEFAULTS, defaultUser } from "./inputs";
+export type { VmInputs, ConnectionInput } from "./inputs";
+export { check } from "./check";
+export type { CheckFailure, CheckResult, CheckOptions } from "./check";
 export { ServerChecks } from "./server-checks";
 export type { ServerCheckOptions } from "./server-checks";
 export { VmStateSchema, parseState } from "./state";
@@ -22,9 +24,11 @@ export { PartialError, PartialCreateError, PartialUpdateError, LifecycleError, C
 export type { ErrorCode } from "./errors";
 export { derivedName, isDerivedName } from "./identity";
 export { settle, LostInstallSchema } from "./decide";
-export { settleState, seenOf } from "./settle";
+export { settleState } from "./settle";
+export { lookOf } from "./look";
+export type { Look } from "./look";
 export type { Settled } from "./settle";
-export type { LostInstall, Seen } from "./decide";
+export type { LostInstall } from "./decide";
 export { DEFAULT_TIMING } from "./context";
 export type { Reporter, LifecycleContext, Timing } from "./context";
 export { resolveConnection, NO_ENDPOINT_HELP } from "./connection";

@@ -1,16 +1,13 @@
-// The resource's inputs: one zod schema (the type is inferred from it) and
-// `check`, which reports EVERY bad property at once, with its name and what is
-// allowed, before anything talks to the server.
+// The resource's inputs: one zod schema (the type is inferred from it), its
+// limits and defaults, and the messages it fails with. check.ts validates
+// with it.
 //
 // Values not known yet at preview arrive as the UNKNOWN marker (translated from
 // the engine's by the glue); they are never validated (they are checked again
 // once known).
 import { z } from "zod";
-import { OsSchema, SUPPORTED_VERSIONS } from "../client/schemas";
+import { OsSchema } from "../client/schemas";
 import type { Os } from "../client/schemas";
-import { NO_ENDPOINT_HELP } from "./connection";
-import { derivedName, wasDerivedName } from "./derived-name";
-import type { ConnectionDefaults } from "./connection";
 
 /**
  * The lifecycle's marker for an input that is not known yet (preview). The
@@ -68,7 +65,7 @@ export function defaultUser(os: Os | string | undefined): string | undefined {
 // ---- messages ---------------------------------------------------------------
 
 /** A value as it should appear in a message (never used for secrets). */
-function show(v: unknown): string {
+export function show(v: unknown): string {
   if (typeof v === "string") return JSON.stringify(v);
   if (v === undefined) return "nothing";
   if (v === null) return "null";
@@ -115,7 +112,7 @@ const SSH_KEY = /^[A-Za-z0-9@.-]+ [A-Za-z0-9+/]+={0,3}(?: [^\r\n]*)?$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-function isHttpUrl(s: string): boolean {
+export function isHttpUrl(s: string): boolean {
   try {
     const u = new URL(s);
     return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
@@ -262,159 +259,3 @@ export type ConnectionInput = z.infer<typeof ConnectionInputSchema>;
 
 /** Input names, in schema order. */
 export const INPUT_KEYS = Object.keys(VmInputsSchema.shape) as Array<keyof VmInputs>;
-
-export interface CheckFailure {
-  property: string;
-  reason: string;
-}
-
-export interface CheckResult {
-  inputs: VmInputs;
-  failures: CheckFailure[];
-}
-
-export interface CheckOptions {
-  /** When given, a missing endpoint (no connection.endpoint and no default) is reported here, not at create. */
-  connectionDefaults?: ConnectionDefaults;
-  /** Where the default endpoint comes from, for messages (e.g. "stack config goPveQemu:endpoint"). */
-  defaultEndpointSource?: string;
-  /** The resource's URN: a NEW resource declared without `name` gets one derived from it (identity.ts). */
-  urn?: string;
-}
-
-/** Names the Vm resource declares as outputs only; the glue passes them empty. */
-const OUTPUT_ONLY = new Set(["ip", "vmName"]);
-
-/**
- * Validates new inputs against the schema and against the old inputs (a disk
- * cannot shrink). Returns the inputs to use (only known keys; null means
- * omitted) and every failure.
- */
-export function check(olds: unknown, news: unknown, options?: CheckOptions): CheckResult {
-  const failures: CheckFailure[] = [];
-  const raw = isRecord(news) ? news : {};
-  if (!isRecord(news)) failures.push({ property: "", reason: `the inputs are ${show(news)}, not an object` });
-
-  // Only the inputs we know; null is "not set" (Pulumi passes null for some omitted values).
-  const inputs: Record<string, unknown> = {};
-  for (const key of INPUT_KEYS) {
-    const v = raw[key];
-    if (v !== undefined && v !== null) inputs[key] = isRecord(v) ? dropNulls(v) : v;
-  }
-
-  // A property the resource does not have (a typo, JSON config) would be
-  // silently ignored and the VM get a default: refuse it.
-  for (const key of Object.keys(raw)) {
-    if ((INPUT_KEYS as string[]).includes(key) || OUTPUT_ONLY.has(key) || raw[key] === null || raw[key] === undefined)
-      continue;
-    failures.push({ property: key, reason: unknownPropertyReason(key) });
-  }
-
-  // Validate a copy without unknown values: they are checked once known.
-  const known = withoutUnknowns(inputs);
-  const parsed = VmInputsSchema.safeParse(known);
-  if (!parsed.success) {
-    // A required value that is unknown was left out of the copy: not a failure.
-    const seen = new Set<string>(Object.keys(inputs).filter((k) => isUnknown(inputs[k])));
-    for (const issue of parsed.error.issues) {
-      const property = propertyOf(issue.path);
-      if (seen.has(property)) continue; // one reason per property: the first is the most telling
-      seen.add(property);
-      failures.push({ property, reason: issue.message });
-    }
-  }
-  const failed = new Set(failures.map((f) => f.property));
-
-  // os/version pairs: list the versions of the given os.
-  const os = known.os;
-  const version = known.version;
-  if (typeof os === "string" && !failed.has("os") && typeof version === "string" && !failed.has("version")) {
-    const allowed = SUPPORTED_VERSIONS[os as Os] as readonly string[];
-    if (!allowed.includes(version)) {
-      failures.push({
-        property: "version",
-        reason: `version: ${show(version)} is not supported for ${os}; allowed ${allowed.join(", ")}`,
-      });
-    }
-  }
-
-  // Adoption names the VM by its VMID.
-  if (known.adopt === true && !failed.has("adopt") && inputs.vmid === undefined) {
-    failures.push({ property: "adopt", reason: "adopt: needs vmid; the VM to adopt is the one with that VMID" });
-  }
-
-  // The server can only grow a disk.
-  const oldDisk = isRecord(olds) ? olds.diskGb : undefined;
-  const newDisk = known.diskGb;
-  if (typeof oldDisk === "number" && typeof newDisk === "number" && !failed.has("diskGb") && newDisk < oldDisk) {
-    failures.push({
-      property: "diskGb",
-      reason: `diskGb cannot shrink from ${oldDisk} to ${newDisk}: the server can only grow a disk; keep ${oldDisk} or more, or replace the VM`,
-    });
-  }
-
-  // No endpoint anywhere: say so now rather than at create.
-  if (options && !failed.has("connection") && !failed.has("connection.endpoint")) {
-    const conn = inputs.connection;
-    const own = isRecord(conn) ? conn.endpoint : undefined;
-    const unknown = isUnknown(conn) || isUnknown(own);
-    const hasDefault =
-      typeof options.connectionDefaults?.endpoint === "string" && options.connectionDefaults.endpoint !== "";
-    if (!unknown && (own === undefined || own === "") && !hasDefault) {
-      failures.push({ property: "connection.endpoint", reason: `connection.endpoint: ${NO_ENDPOINT_HELP}` });
-    } else if (!unknown && (own === undefined || own === "") && !isHttpUrl(options.connectionDefaults!.endpoint!)) {
-      const from = options.defaultEndpointSource ?? "the default endpoint";
-      failures.push({
-        property: "connection.endpoint",
-        reason: `connection.endpoint: ${from} is ${show(options.connectionDefaults!.endpoint)}, which is not an http(s) URL; give one such as http://10.0.0.5:8080`,
-      });
-    }
-  }
-
-  // No name: one derived from the URN (identity.ts) for a new resource, or one whose
-  // given name was removed (a replace either way); one that has it keeps it, even
-  // under a renamed stack. A resource recorded without a name keeps none (no replace
-  // on upgrade), and an adopting one keeps the name its VM has.
-  if (inputs.name === undefined && options?.urn && inputs.adopt !== true) {
-    const isNew = !isRecord(olds) || Object.keys(olds).length === 0;
-    const oldName = isRecord(olds) ? olds.name : undefined;
-    if (!isNew && wasDerivedName(oldName, options.urn, LIMITS.nameMax)) inputs.name = oldName as string;
-    else if (isNew || typeof oldName === "string") inputs.name = derivedName(options.urn, LIMITS.nameMax);
-  }
-
-  return { inputs: inputs as VmInputs, failures };
-}
-
-function unknownPropertyReason(key: string): string {
-  const lower = key.toLowerCase();
-  const near = INPUT_KEYS.find((k) => lower.startsWith(k.toLowerCase()) || k.toLowerCase().startsWith(lower));
-  const hint = near === undefined ? "" : ` (did you mean ${near}?)`;
-  return `${key}: is not an input of Vm${hint}; the inputs are ${INPUT_KEYS.join(", ")}`;
-}
-
-/** "cpu", "connection.endpoint"; list items and header names are reported as their list / object. */
-function propertyOf(path: PropertyKey[]): string {
-  const [top, second] = path;
-  if (top === undefined) return "";
-  return top === "connection" && typeof second === "string" ? `connection.${second}` : String(top);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-function dropNulls(obj: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) if (v !== null && v !== undefined) out[k] = v;
-  return out;
-}
-
-/** A copy with UNKNOWN values left out, one level deep (connection); list items and header values are strings anyway. */
-function withoutUnknowns(inputs: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(inputs)) {
-    if (isUnknown(v)) continue;
-    out[k] = isRecord(v) ? Object.fromEntries(Object.entries(v).filter(([, iv]) => !isUnknown(iv))) : v;
-  }
-  return out;
-}

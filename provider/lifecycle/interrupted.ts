@@ -9,9 +9,9 @@
 import type { VmEntry } from "../client/schemas";
 import { phaseShown } from "./decide";
 import { follow } from "./follow";
+import { vmLabel } from "./labels";
 import { observe } from "./observe";
 import type { CreateResult, InstallJob } from "./outcome";
-import { vmLabel } from "./power";
 import type { InstallTicket } from "./vmid-lock";
 
 export async function adoptInterrupted(
@@ -33,7 +33,7 @@ export async function adoptInterrupted(
         : ""),
   );
   const running = seen.listed && seen.running === true;
-  const phase = phaseShown({ kind: "present", running, tagged: entry.os !== "" })!;
+  const phase = phaseShown({ kind: "present", running, node: entry.node, tagged: entry.os !== "" })!;
   return follow(taken, {
     facts: { vmid: entry.vmid, realName: entry.name, vmCreated: true, completed: false },
     step: "",

@@ -12,8 +12,10 @@ import { destroyVm } from "./delete";
 import { CODES, LifecycleError, PartialCreateError } from "./errors";
 import { SERVER_DEFAULTS, defaultUser } from "./inputs";
 import type { VmInputs } from "./inputs";
+import { vmLabel } from "./labels";
 import { diskFromList, memoryFromList } from "./listing";
-import { RUNNING, isDisabled, shutdownAndWait, vmLabel } from "./power";
+import { RUNNING, isDisabled } from "./observe";
+import { shutdownAndWait } from "./power";
 import { errorText, safeCause } from "./redact";
 import type { Redactor } from "./redact";
 import { desiredOf, dropUndefined, realName } from "./state";
@@ -41,7 +43,10 @@ export interface InstallJob {
   derived: boolean;
 }
 
-/** What the server knows of the VM at some moment. */
+/**
+ * What is known of the VM at some moment, for its state: the stream's facts,
+ * its list entry and power word. The decision tables take a Look (look.ts).
+ */
 export interface Sighting {
   facts: Partial<InstallFacts>;
   entry?: VmEntry;
@@ -102,28 +107,7 @@ export function stateFrom(
   const vmid = facts.vmid ?? inputs.vmid;
   if (vmid === undefined) throw new Error("stateFrom needs a VMID");
   const entry = seen.entry;
-
-  // Real values: the list for cpu (exact), clamping facts, else what was asked (defaults applied).
-  const want = {
-    cpu: inputs.cpu ?? SERVER_DEFAULTS.cpu,
-    memoryMb: inputs.memoryMb ?? SERVER_DEFAULTS.memoryMb,
-    diskGb: inputs.diskGb ?? SERVER_DEFAULTS.diskGb,
-  };
-  const cpu = entry?.cpu ?? facts.cpu ?? want.cpu;
-  const memoryKnown = facts.memoryMb ?? want.memoryMb;
-  const memoryMb = entry ? memoryFromList(entry.memory, memoryKnown) : memoryKnown;
-  const diskKnown = facts.diskGb ?? want.diskGb;
-  const diskGb = entry ? diskFromList(entry.disk, diskKnown) : diskKnown;
-  const actual = { cpu, memoryMb, diskGb };
-
-  const clamped: NonNullable<VmState["clamped"]> = {};
-  for (const key of ["cpu", "memoryMb", "diskGb"] as const) {
-    // Only a cut the server announced, or one the list proves (less than asked).
-    if (actual[key] < want[key] && (facts[key] !== undefined || entry !== undefined)) {
-      clamped[key] = { requested: want[key], limit: actual[key] };
-    }
-  }
-
+  const { want, actual } = sizesOf(inputs, seen);
   const running = seen.status !== undefined ? seen.status === RUNNING : entry?.running;
   return dropUndefined<VmState>({
     vmid,
@@ -133,21 +117,53 @@ export function stateFrom(
     os: inputs.os,
     version: inputs.version,
     user: facts.user ?? inputs.user ?? defaultUser(inputs.os),
-    cpu,
-    memoryMb,
-    diskGb,
+    ...actual,
     running,
     password: job.password,
     passwordGenerated: job.passwordGenerated ? true : undefined,
     connection: conn,
     inputs: desiredOf(inputs),
-    clamped: Object.keys(clamped).length > 0 ? clamped : undefined,
+    clamped: clampsOf(want, actual, seen),
     disabled: entry && isDisabled(entry) ? true : undefined,
     installComplete: completed,
     installProblem: completed || problem === undefined ? undefined : problem.split("\n")[0],
     installState: lost ? "unconfirmed" : undefined,
     installLost: lost,
   });
+}
+
+type Sizes = Record<"cpu" | "memoryMb" | "diskGb", number>;
+
+/**
+ * What was asked (defaults applied) and what the VM has: the list for cpu
+ * (exact), else the clamping facts, else what was asked.
+ */
+function sizesOf(inputs: VmInputs, seen: Sighting): { want: Sizes; actual: Sizes } {
+  const { facts, entry } = seen;
+  const want = {
+    cpu: inputs.cpu ?? SERVER_DEFAULTS.cpu,
+    memoryMb: inputs.memoryMb ?? SERVER_DEFAULTS.memoryMb,
+    diskGb: inputs.diskGb ?? SERVER_DEFAULTS.diskGb,
+  };
+  const memoryKnown = facts.memoryMb ?? want.memoryMb;
+  const diskKnown = facts.diskGb ?? want.diskGb;
+  const actual = {
+    cpu: entry?.cpu ?? facts.cpu ?? want.cpu,
+    memoryMb: entry ? memoryFromList(entry.memory, memoryKnown) : memoryKnown,
+    diskGb: entry ? diskFromList(entry.disk, diskKnown) : diskKnown,
+  };
+  return { want, actual };
+}
+
+/** The server's cuts: only one it announced, or one the list proves (less than asked). */
+function clampsOf(want: Sizes, actual: Sizes, seen: Sighting): VmState["clamped"] {
+  const clamped: NonNullable<VmState["clamped"]> = {};
+  for (const key of ["cpu", "memoryMb", "diskGb"] as const) {
+    if (actual[key] < want[key] && (seen.facts[key] !== undefined || seen.entry !== undefined)) {
+      clamped[key] = { requested: want[key], limit: actual[key] };
+    }
+  }
+  return Object.keys(clamped).length > 0 ? clamped : undefined;
 }
 
 /**

@@ -14,13 +14,11 @@ import { HttpStatusError } from "../client/errors";
 import { clockOf, timingOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { LifecycleError } from "./errors";
-import { RUNNING, STOPPED, isDisabled, observe, powerWord } from "./observe";
+import { seconds } from "./labels";
+import { STOPPED, observe, powerWord } from "./observe";
 import { elapsed, poll, waitFor } from "./poll";
 import { errorText, safeCause } from "./redact";
 import type { Redactor } from "./redact";
-
-// create's outcome.ts reads these from here
-export { RUNNING, isDisabled };
 
 /** How often a long wait says that it is still waiting. */
 export const PROGRESS_EVERY_MS = 30_000;
@@ -183,13 +181,4 @@ export async function stopAndWait(
       `VM ${label} was stopped but status still says ${waited.last ?? "nothing readable"} after ${seconds(stopTimeoutMs)}`,
     );
   }
-}
-
-export function seconds(ms: number): string {
-  return ms >= 1000 ? `${Math.round(ms / 100) / 10}s` : `${ms}ms`;
-}
-
-/** "web-101 (101)" or "101": how messages name a VM. */
-export function vmLabel(vmid: number, vmName?: string): string {
-  return vmName && vmName !== String(vmid) ? `${vmName} (${vmid})` : String(vmid);
 }

@@ -1,5 +1,5 @@
 // Read: refresh a VM from the server's list (+ `status` for the power state),
-// or import one by its VMID.
+// or read one by its VMID alone (no prior state: adopt, a lookup by id).
 //
 // - Gone from the list -> undefined (the glue removes it from state).
 // - Listed under the same VMID but another name -> ours is gone and the VMID
@@ -10,19 +10,19 @@
 // - The list's GiB truncation is not drift (listing.ts).
 // - A disabled VM (node "-", the server's .go_qemu_disabled file) lists no
 //   real values: the known ones are kept, `disabled` is set and said plainly.
-// - Import (no prior state): a full state from the list entry. The server
-//   does not know the OS version, user, password, key or triggers: they stay
-//   unset, `imported` is set, and diff does not compare them until the next
-//   update records what the program says. The IP is unknown too (it depends
-//   on the server's gateway). The connection comes from the defaults.
+// - No prior state: a full state from the list entry, and the inputs that
+//   describe the VM. The server does not know the OS version, user, password,
+//   key or triggers: they stay unset (adopt's update then records what the
+//   program says). The IP is unknown too (it depends on the server's
+//   gateway). The connection comes from the defaults.
 import { OsSchema } from "../client/schemas";
 import { connectionSecrets, resolveConnection } from "./connection";
 import type { LifecycleContext } from "./context";
 import { LifecycleError } from "./errors";
 import type { VmInputs } from "./inputs";
+import { vmLabel } from "./labels";
 import { observeFor, observedFields } from "./observe";
 import type { Observation } from "./observe";
-import { vmLabel } from "./power";
 import { redactor } from "./redact";
 import { settleInstall } from "./settle-install";
 import { dropUndefined, nameFromVmName, parseState, vmidFromId } from "./state";
@@ -31,7 +31,7 @@ import type { Desired, VmState } from "./state";
 export interface ReadResult {
   id: string;
   state: VmState;
-  /** Only on import: the inputs that describe the VM as found. */
+  /** Only when read without prior state: the inputs that describe the VM as found. */
   inputs?: VmInputs;
 }
 
@@ -70,7 +70,7 @@ export async function read(
         "and it reports no cpu, memory, disk or node for it; the last known values are kept",
     );
   }
-  if (prior === undefined) return imported(vmid, seen, conn, ctx);
+  if (prior === undefined) return fromList(vmid, seen, conn, ctx);
 
   const next: VmState = dropUndefined({
     ...prior,
@@ -87,7 +87,8 @@ function validOs(os: string | undefined): VmState["os"] {
   return os !== undefined && OsSchema.safeParse(os).success ? os : undefined;
 }
 
-function imported(vmid: number, seen: Observation, conn: VmState["connection"], ctx: LifecycleContext): ReadResult {
+/** A VM read without prior state: what the list says of it, as its state and as the inputs that describe it. */
+function fromList(vmid: number, seen: Observation, conn: VmState["connection"], ctx: LifecycleContext): ReadResult {
   const entry = seen.entry!;
   const os = validOs(entry.os);
   const real = observedFields(seen, {});
@@ -112,7 +113,6 @@ function imported(vmid: number, seen: Observation, conn: VmState["connection"], 
     running: real.running,
     connection: conn,
     inputs: desired,
-    imported: true,
     disabled: real.disabled,
   });
   ctx.reporter.info(

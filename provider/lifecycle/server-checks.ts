@@ -12,9 +12,10 @@
 import type { GoPveQemuApi } from "../client/api";
 import { endpointKey, resolveConnection } from "./connection";
 import type { ConnectionDefaults, ResolvedConnection } from "./connection";
+import type { CheckFailure } from "./check";
 import type { Reporter } from "./context";
 import { containsUnknown, isUnknown } from "./inputs";
-import type { CheckFailure, VmInputs } from "./inputs";
+import type { VmInputs } from "./inputs";
 
 export interface ServerCheckOptions {
   client(conn: ResolvedConnection): GoPveQemuApi;

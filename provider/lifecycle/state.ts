@@ -66,7 +66,11 @@ export const VmStateSchema = z.object({
   ),
   /** The VM is in the server's disabled list (node "-"): it may not be controlled. */
   disabled: lenient(z.boolean()),
-  /** Built by import from the server's list: inputs it cannot know (version, user, password, key) are not compared. */
+  /**
+   * No longer written or read: earlier releases set it on a state built by a
+   * read without prior state. Kept so such a state still parses as it was
+   * written.
+   */
   imported: lenient(z.boolean()),
   /** false when the install did not finish (partial create); the VM may lack its initialisation. */
   installComplete: lenient(z.boolean()),

@@ -60,8 +60,7 @@ export function nodeChange(old: VmState, desired: string | undefined): string | 
   return desired !== actual ? desired : undefined;
 }
 
-/** Reboot triggers changed. An imported VM has none recorded: its first triggers are taken as they are. */
+/** Reboot triggers changed (none recorded is an empty list). */
 export function triggersChanged(old: VmState, desired: readonly string[] | undefined): boolean {
-  if (old.imported && old.inputs?.rebootTriggers === undefined) return false;
   return !sameTriggers(desired, old.inputs?.rebootTriggers);
 }

@@ -25,10 +25,11 @@ import type { LifecycleContext, ResolvedConnection } from "./context";
 import { disabledMessage } from "./delete";
 import { LifecycleError, PartialUpdateError } from "./errors";
 import type { VmInputs } from "./inputs";
+import { vmLabel } from "./labels";
 import { observe, observeFor, observedFields } from "./observe";
 import { describeStep, planUpdate } from "./plan";
 import type { Step } from "./plan";
-import { shutdownAndWait, vmLabel } from "./power";
+import { shutdownAndWait } from "./power";
 import { errorText, redactor, safeCause } from "./redact";
 import { settleInstall } from "./settle-install";
 import type { Redactor } from "./redact";
@@ -119,7 +120,6 @@ function targetBase(job: UpdateJob, current: VmState): VmState {
     passwordGenerated: news.password !== undefined ? undefined : old.passwordGenerated,
     connection: job.conn,
     inputs: desiredOf(news),
-    imported: undefined,
   });
 }
 

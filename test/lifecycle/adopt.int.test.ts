@@ -40,6 +40,18 @@ test("adopts the VM without installing, converges it to the inputs, and a diff a
   expect(h.orphans([state])).toEqual([]);
 });
 
+test("a running VM adopted with rebootTriggers is not rebooted: there are no earlier triggers to differ from", async () => {
+  seed(165, { running: true });
+  const before = h.sim.stats().requests.reboot ?? 0;
+  const inputs = h.inputs({ os: "debian", version: "12", name: "old", vmid: 165, rebootTriggers: ["v1"], adopt: true });
+  const { id, state } = await create(inputs, h.ctx());
+  expect(h.sim.stats().requests.reboot ?? 0).toBe(before);
+  expect(state.inputs?.rebootTriggers).toEqual(["v1"]);
+  expect(diff(id, state, inputs).changes).toBe(false);
+  // the next change of the triggers reboots it
+  expect(diff(id, state, { ...inputs, rebootTriggers: ["v2"] }).update).toEqual(["rebootTriggers"]);
+});
+
 test("refuses a VM that does not exist, whose OS differs, or whose name differs", async () => {
   await expect(create(h.inputs({ vmid: 170, adopt: true }), h.ctx())).rejects.toThrow(
     new LifecycleError(`adopt: there is no VM 170 on ${h.endpoint}; remove adopt to install one`),

@@ -1,8 +1,9 @@
 // The decision table of streamed update steps, row by row, and the bounds
 // it is given.
 import { DEFAULT_TIMING } from "../../provider/lifecycle";
-import { boundMs, decideOperation, isLost, lookOf } from "../../provider/lifecycle/decide-operation";
-import type { Look, StreamReport } from "../../provider/lifecycle/decide-operation";
+import { boundMs, decideOperation, isLost } from "../../provider/lifecycle/decide-operation";
+import type { StreamReport } from "../../provider/lifecycle/decide-operation";
+import type { Look } from "../../provider/lifecycle/look";
 
 const lost = (kind: StreamReport["kind"], patch: Partial<StreamReport> = {}): StreamReport => ({
   kind,
@@ -11,7 +12,12 @@ const lost = (kind: StreamReport["kind"], patch: Partial<StreamReport> = {}): St
   ...(kind === "migrate" ? { targetNode: "pve2" } : {}),
   ...patch,
 });
-const present = (running: boolean | undefined, node = "pve1"): Look => ({ kind: "present", running, node });
+const present = (running: boolean | undefined, node = "pve1"): Look => ({
+  kind: "present",
+  running,
+  node,
+  tagged: true,
+});
 
 test("which stream ends are a question to the VM, and which are the server's answer", () => {
   expect(["connection-lost", "idle-timeout", "overall-timeout", "no-completion"].every((s) => isLost(s as never))).toBe(
@@ -102,19 +108,4 @@ test("bounds: what the server's remaining work can take, capped by followTimeout
   expect(boundMs(lost("migrate"), t)).toBe(t.migrateBoundMs);
   expect(boundMs(lost("migrate"), { ...t, followTimeoutMs: 60_000 })).toBe(60_000);
   expect(boundMs(lost("reboot"), { ...t, followTimeoutMs: 5_000 })).toBe(5_000);
-});
-
-test("lookOf: an observation as the table sees it", () => {
-  const entry = { vmid: 101, name: "web-101", os: "ubuntu", running: true, node: "pve2", cpu: 2, disk: 16, memory: 2 };
-  expect(lookOf({ vmid: 101, listed: false, disabled: false, nameMatches: false })).toEqual({ kind: "absent" });
-  expect(lookOf({ vmid: 101, listed: true, entry, disabled: false, nameMatches: false })).toEqual({
-    kind: "other",
-    name: "web-101",
-  });
-  expect(lookOf({ vmid: 101, listed: true, entry, disabled: true, nameMatches: true })).toEqual({ kind: "disabled" });
-  expect(lookOf({ vmid: 101, listed: true, entry, disabled: false, nameMatches: true, running: true })).toEqual({
-    kind: "present",
-    running: true,
-    node: "pve2",
-  });
 });

@@ -3,7 +3,8 @@
 // unconfirmed install later. Pure functions: no server, no clock.
 import { DEFAULT_OPEN_BOUNDS, SSH_WAIT_MS, phaseBounds, phaseOfEvent } from "../../provider/client/stream/wire";
 import { advance, decideFailure, decideLost, phaseShown, settle, timelineOf } from "../../provider/lifecycle/decide";
-import type { Failure, FailureFacts, Seen } from "../../provider/lifecycle/decide";
+import type { Failure, FailureFacts } from "../../provider/lifecycle/decide";
+import type { Look } from "../../provider/lifecycle/look";
 import type { Observation } from "../../provider/lifecycle/observe";
 import { settleState } from "../../provider/lifecycle/settle";
 
@@ -24,10 +25,10 @@ const ended = (patch: Partial<Extract<Failure, { kind: "ended" }>> = {}): Failur
   reachedEnd: false,
   ...patch,
 });
-const present = (running: boolean, tagged = true): Seen => ({ kind: "present", running, tagged });
+const present = (running: boolean, tagged = true): Look => ({ kind: "present", running, node: "pve1", tagged });
 
 describe("decideFailure: right after the install call failed", () => {
-  test.each<[string, Failure, Partial<FailureFacts>, Seen | undefined, string]>([
+  test.each<[string, Failure, Partial<FailureFacts>, Look | undefined, string]>([
     [
       "a JSON refusal, even a 5xx with a pinned VMID",
       { kind: "rejected", status: 500, definite: true },
@@ -186,6 +187,8 @@ describe("the timeline of a lost stream, from the server's step bounds", () => {
     expect(phaseShown(present(false, false))).toBe("importDisk");
     expect(phaseShown(present(false, true))).toBe("initConfig");
     expect(phaseShown(present(true))).toBe("waitReady");
+    expect(phaseShown({ kind: "disabled" })).toBe("initConfig"); // it lists the tag "-"
+    expect(phaseShown({ kind: "absent" })).toBeUndefined();
     const running = advance(t, "waitReady", 100_000, OPEN, false);
     expect(running.undoBy).toBe(100_000 + B.waitReady + B.sshInit + 5_000 + 2 * OPEN.commandMs);
     expect(running.undoBy).toBeLessThan(t.undoBy);
@@ -250,6 +253,22 @@ describe("decideLost: one round of following", () => {
   test("the VMID taken by another VM: not this install's", () => {
     expect(decideLost(t, { kind: "other", name: "x-150" }, mem, 1, end).kind).toBe("failed");
   });
+
+  test("a disabled VM lists nothing real: it counts as one that exists and does not run", () => {
+    const early = timelineOf({ step: "", phase: "importDisk", lostAt: 0 }, OPEN, false);
+    const at = early.startBy;
+    const disabled: Look = { kind: "disabled" };
+    expect(decideLost(early, disabled, { seen: true, stoppedSince: at - 65_000 }, at, end)).toEqual(
+      decideLost(early, present(false), { seen: true, stoppedSince: at - 65_000 }, at, end),
+    );
+    expect(decideLost(early, disabled, { seen: true, stoppedSince: at - 65_000 }, at, end).kind).toBe("partial");
+    // never done, however late: it cannot be seen running
+    expect(decideLost(t, disabled, mem, t.undoBy, end).kind).toBe("follow");
+    expect(decideLost(t, disabled, { seen: false }, 1, { ...end, capAt: 1, vmidKnown: false })).toMatchObject({
+      kind: "partial",
+      installState: "unconfirmed",
+    });
+  });
 });
 
 describe("settle: the next refresh or up decides an unconfirmed install", () => {
@@ -258,7 +277,7 @@ describe("settle: the next refresh or up decides an unconfirmed install", () => 
     seen: true,
   };
 
-  test.each<[string, Seen, number, string]>([
+  test.each<[string, Look, number, string]>([
     ["runs, the server may still remove it", present(true), 1, "unconfirmed"],
     ["runs, past the removal bound", present(true), t.undoBy, "done"],
     ["gone", { kind: "absent" }, 1, "gone"],

@@ -198,8 +198,9 @@ describe("diff: unknown values (preview)", () => {
   });
 });
 
-describe("diff: imported and old states", () => {
-  const imported = {
+describe("diff: a state read without prior state, and old states", () => {
+  // What read gives for a VM found by its VMID alone: no version, user, password, key or triggers on record.
+  const found = {
     vmid: 130,
     vmName: "legacy-130",
     os: "ubuntu",
@@ -219,27 +220,37 @@ describe("diff: imported and old states", () => {
       diskGb: 32,
       running: true,
     },
-    imported: true,
   } as VmState;
+  const program = (patch: Partial<Record<keyof VmInputs, unknown>> = {}) =>
+    inputs({ name: "legacy", vmid: 130, cpu: 4, memoryMb: 4096, diskGb: 32, ...patch });
 
-  test("an import matches a program that describes it; version, user, password, key and triggers are not compared", () => {
-    const program = inputs({
-      name: "legacy",
-      vmid: 130,
-      cpu: 4,
-      memoryMb: 4096,
-      diskGb: 32,
-      version: "22.04",
-      user: "deploy",
-      password: "whatever1",
-      sshPublicKey: "ssh-ed25519 AAAA k",
-      rebootTriggers: ["x"],
-    });
-    expect(d(imported, program)).toEqual(none);
+  test("no version or password on record: whatever the program says of them is no change", () => {
+    expect(d(found, program())).toEqual(none);
+    expect(d(found, program({ version: "22.04", password: "whatever1" }))).toEqual(none);
   });
 
-  test("an import with other sizes is an update (a larger disk is left alone: it cannot shrink)", () => {
-    expect(d(imported, inputs({ name: "legacy", vmid: 130 })).update).toEqual(["cpu", "memoryMb"]);
+  test("the user is compared with the OS's default user", () => {
+    expect(d(found, program({ user: "ubuntu" }))).toEqual(none);
+    expect(d(found, program({ user: "deploy" })).replaces).toEqual(["user"]);
+  });
+
+  test("a key and reboot triggers are compared with none", () => {
+    expect(d(found, program({ sshPublicKey: "ssh-ed25519 AAAA k" })).replaces).toEqual(["sshPublicKey"]);
+    expect(d(found, program({ rebootTriggers: [] }))).toEqual(none);
+    expect(d(found, program({ rebootTriggers: ["x"] })).update).toEqual(["rebootTriggers"]);
+  });
+
+  test("an old state that still carries imported: true is compared the same way", () => {
+    const old = { ...found, imported: true } as VmState;
+    expect(d(old, program({ version: "22.04" }))).toEqual(none);
+    expect(d(old, program({ user: "deploy", rebootTriggers: ["x"] }))).toMatchObject({
+      replaces: ["user"],
+      update: ["rebootTriggers"],
+    });
+  });
+
+  test("other sizes are an update (a larger disk is left alone: it cannot shrink)", () => {
+    expect(d(found, inputs({ name: "legacy", vmid: 130 })).update).toEqual(["cpu", "memoryMb"]);
   });
 
   test("a partial state without inputs still diffs (name from the real name)", () => {

@@ -1,4 +1,4 @@
-// read (refresh, import) and remove against the simulator. Each case has its
+// read (refresh, and by VMID alone) and remove against the simulator. Each case has its
 // own simulator: none depends on another's leftovers.
 import { create, diff, read, remove, LifecycleError } from "../../provider/lifecycle";
 import type { GoPveQemuApi } from "../../provider/client/api";
@@ -62,7 +62,7 @@ describe("read", () => {
     expect(messages(ctx.lines, "warn")[0]).toMatch(/disabled list/);
   });
 
-  test("import by VMID: a full state from the list, and inputs describing it", async () => {
+  test("by VMID alone (no prior state): a full state from the list, and inputs describing it", async () => {
     h.sim.addVm({
       vmid: 200,
       requestedName: "legacy",
@@ -83,9 +83,9 @@ describe("read", () => {
       memoryMb: 8192,
       diskGb: 32,
       running: true,
-      imported: true,
       connection: { endpoint: h.endpoint },
     });
+    expect(r?.state).not.toHaveProperty("imported");
     expect(r?.inputs).toEqual({
       os: "debian",
       name: "legacy",
@@ -96,9 +96,11 @@ describe("read", () => {
       diskGb: 32,
       running: true,
     });
-    // a program that describes it is no change, whatever version/user/password it says
-    const program = h.inputs({ ...r!.inputs, version: "12", user: "admin", password: "pw-123456" });
+    // a program that describes it is no change, whatever version and password it says (none is on record);
+    // its user is the OS's default one
+    const program = h.inputs({ ...r!.inputs, version: "12", password: "pw-123456" });
     expect(diff("200", r!.state, program).changes).toBe(false);
+    expect(diff("200", r!.state, { ...program, user: "admin" }).replaces).toEqual(["user"]);
     // and it can be deleted with the connection it was imported with
     await remove("200", r!.state, h.ctx());
     expect(h.sim.vm(200)).toBeUndefined();

@@ -77,7 +77,7 @@ describe("read: GiB truncation and drift", () => {
     expect(ctx.lines[0]).toMatch(/disabled list/);
   });
 
-  test("import builds a full state and the inputs that describe the VM", async () => {
+  test("without prior state: a full state and the inputs that describe the VM", async () => {
     const ctx = stub([entry({ vmid: 130, name: "legacy-130", cpu: 4, memory: 8, disk: 32 })]);
     ctx.connectionDefaults = { endpoint: "http://127.0.0.1:1" };
     const r = await read("130", {} as Partial<VmState>, ctx);
@@ -89,8 +89,8 @@ describe("read: GiB truncation and drift", () => {
       cpu: 4,
       memoryMb: 8192,
       diskGb: 32,
-      imported: true,
     });
+    expect(r?.state).not.toHaveProperty("imported");
     expect(r?.state.connection).toEqual({ endpoint: "http://127.0.0.1:1" });
     expect(r?.inputs).toEqual({
       os: "ubuntu",

@@ -5,7 +5,7 @@
 // of them fires (the server keeps working either way; see the wire doc).
 import { OperationFailedError, type ErrorContext } from "../errors";
 import { Watchdog, type StopCause, type WatchdogClock } from "./liveness";
-import type { StreamEnd } from "./outcome";
+import type { OutcomeFailure, StreamEnd } from "./outcome";
 import { OperationPipeline, type PipelineOptions } from "./pipeline";
 import type { InstallSuccess, OperationKind, OperationSuccess } from "./types";
 
@@ -51,100 +51,130 @@ export async function readOperation(
   source: ByteSource,
   options: ReadOperationOptions,
 ): Promise<OperationSuccess | InstallSuccess> {
-  const dog =
-    options.watchdog ??
-    new Watchdog({
-      idleMs: options.idleTimeoutMs ?? 0,
-      overallMs: options.overallTimeoutMs ?? 0,
-      signal: options.signal,
-      clock: options.clock,
-    });
+  const dog = options.watchdog ?? startWatchdog(options);
   const pipeline = new OperationPipeline(kind, options);
-  const iterator = source.body[Symbol.asyncIterator]();
-  let wake: ((r: Step) => void) | undefined;
-  let cancelled = false;
-  const cancel = (reason: unknown) => {
-    if (cancelled) return;
-    cancelled = true;
-    try {
-      source.cancel?.(reason);
-    } finally {
-      // Ends a generator-style source too; a pending next() then settles or rejects unobserved.
-      iterator.return?.().catch(() => undefined);
-    }
-  };
-  dog.onStop((cause) => {
-    cancel(stopError(cause));
-    wake?.(STOPPED);
-  });
-
-  let end: StreamEnd | undefined;
-  let cause: unknown;
+  const body = new Body(source, dog);
+  let ended: Ended;
   try {
-    let graceArmed = false;
-    while (end === undefined) {
-      const step = await nextChunk(iterator, dog, (w) => (wake = w));
-      wake = undefined;
-      if (step === STOPPED) {
-        end = endOf(dog.stopped!);
-      } else if ("error" in step) {
-        cause = step.error;
-        end = dog.stopped ? endOf(dog.stopped) : { kind: "broken", detail: describe(step.error) };
-      } else if (step.done) {
-        end = { kind: "eof" };
-      } else {
-        dog.touch();
-        pipeline.push(step.value);
-        if (pipeline.broken !== undefined) {
-          cancel(new Error(pipeline.broken));
-          end = { kind: "broken", detail: pipeline.broken };
-        } else if (pipeline.closed && !graceArmed) {
-          // The outcome is decided; give the server a moment to end the response.
-          graceArmed = true;
-          dog.setIdle(options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
-        }
-      }
-    }
+    ended = await readToEnd(body, dog, pipeline, options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
   } catch (err) {
     // A caller's callback (onEvent/onFacts) threw: stop reading and let the caller see its error.
-    cancel(err);
+    body.cancel(err);
     dog.dispose();
     throw err;
   }
-  if (end.kind !== "eof" && end.kind !== "broken") cancel(stopError(dog.stopped!));
-  if (end.kind === "broken") cancel(cause ?? new Error(end.detail));
+  closeAfter(body, dog, ended);
   if (!options.watchdog) dog.dispose();
   else dog.onStop(undefined);
 
-  const outcome = pipeline.finish(end);
+  const outcome = pipeline.finish(ended.end);
   if (outcome.ok) return outcome.value;
-  const { failure } = outcome;
-  const vmid = options.ctx.vmid ?? failure.facts?.vmid;
-  throw new OperationFailedError(
-    { operation: kind, ...failure },
-    { endpoint: options.ctx.endpoint, vmid },
-    cause !== undefined || end.kind === "aborted"
-      ? { cause: cause ?? (end as { reason?: unknown }).reason }
-      : undefined,
-  );
+  throw failureError(kind, outcome.failure, options.ctx, ended);
+}
+
+function startWatchdog(options: ReadOperationOptions): Watchdog {
+  return new Watchdog({
+    idleMs: options.idleTimeoutMs ?? 0,
+    overallMs: options.overallTimeoutMs ?? 0,
+    signal: options.signal,
+    clock: options.clock,
+  });
 }
 
 const STOPPED = Symbol("stopped");
 type Step = IteratorResult<Uint8Array> | { error: unknown } | typeof STOPPED;
 
-// Waits for the next chunk or for the watchdog, whichever comes first. A fresh
-// promise per chunk, woken through `setWake`: racing every next() against one
-// long-lived promise would pile reactions onto it for the life of the stream.
-function nextChunk(
-  iterator: AsyncIterator<Uint8Array>,
-  dog: Watchdog,
-  setWake: (wake: (r: Step) => void) => void,
-): Promise<Step> {
-  if (dog.stopped) return Promise.resolve(STOPPED);
-  return new Promise<Step>((resolve) => {
-    setWake(resolve);
-    iterator.next().then(resolve, (error: unknown) => resolve({ error }));
-  });
+/** How the stream ended, and the error that ended it when one did. */
+interface Ended {
+  end: StreamEnd;
+  cause?: unknown;
+}
+
+/** The response body, chunk by chunk; the watchdog closes it at once and wakes the read waiting on it. */
+class Body {
+  private readonly iterator: AsyncIterator<Uint8Array>;
+  private wake: ((r: Step) => void) | undefined;
+  private cancelled = false;
+
+  constructor(
+    private readonly source: ByteSource,
+    private readonly dog: Watchdog,
+  ) {
+    this.iterator = source.body[Symbol.asyncIterator]();
+    dog.onStop((cause) => {
+      this.cancel(stopError(cause));
+      this.wake?.(STOPPED);
+    });
+  }
+
+  // The next chunk or the watchdog, whichever comes first. A fresh promise per
+  // chunk, woken through `wake`: racing every next() against one long-lived
+  // promise would pile reactions onto it for the life of the stream.
+  next(): Promise<Step> {
+    if (this.dog.stopped) return Promise.resolve(STOPPED);
+    return new Promise<Step>((resolve) => {
+      const settle = (r: Step): void => {
+        if (this.wake === settle) this.wake = undefined;
+        resolve(r);
+      };
+      this.wake = settle;
+      this.iterator.next().then(settle, (error: unknown) => settle({ error }));
+    });
+  }
+
+  /** Closes the underlying connection now (once). */
+  cancel(reason: unknown): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    try {
+      this.source.cancel?.(reason);
+    } finally {
+      // Ends a generator-style source too; a pending next() then settles or rejects unobserved.
+      this.iterator.return?.().catch(() => undefined);
+    }
+  }
+}
+
+/** Feeds the pipeline chunk by chunk until the stream ends: by the server, a break, or the watchdog. */
+async function readToEnd(body: Body, dog: Watchdog, pipeline: OperationPipeline, closeGraceMs: number): Promise<Ended> {
+  let graceArmed = false;
+  for (;;) {
+    const step = await body.next();
+    if (step === STOPPED) return { end: endOf(dog.stopped!) };
+    if ("error" in step) {
+      const end: StreamEnd = dog.stopped ? endOf(dog.stopped) : { kind: "broken", detail: describe(step.error) };
+      return { end, cause: step.error };
+    }
+    if (step.done) return { end: { kind: "eof" } };
+    dog.touch();
+    pipeline.push(step.value);
+    if (pipeline.broken !== undefined) {
+      body.cancel(new Error(pipeline.broken));
+      return { end: { kind: "broken", detail: pipeline.broken } };
+    }
+    if (pipeline.closed && !graceArmed) {
+      // The outcome is decided; give the server a moment to end the response.
+      graceArmed = true;
+      dog.setIdle(closeGraceMs);
+    }
+  }
+}
+
+/** Unless the server ended the response, the connection is closed: after a stop, or with what broke it. */
+function closeAfter(body: Body, dog: Watchdog, { end, cause }: Ended): void {
+  if (end.kind === "broken") body.cancel(cause ?? new Error(end.detail));
+  else if (end.kind !== "eof") body.cancel(stopError(dog.stopped!));
+}
+
+function failureError(
+  kind: OperationKind,
+  failure: OutcomeFailure,
+  ctx: ErrorContext,
+  { end, cause }: Ended,
+): OperationFailedError {
+  const vmid = ctx.vmid ?? failure.facts?.vmid;
+  const why = cause !== undefined ? { cause } : end.kind === "aborted" ? { cause: end.reason } : undefined;
+  return new OperationFailedError({ operation: kind, ...failure }, { endpoint: ctx.endpoint, vmid }, why);
 }
 
 function endOf(cause: StopCause): StreamEnd {
