@@ -32,7 +32,7 @@ export type StreamEnd =
   | { kind: "idle-timeout" | "overall-timeout"; afterMs: number }
   | { kind: "aborted"; reason?: unknown };
 
-export interface OutcomeFailure {
+interface OutcomeFailure {
   shape: FailureShape;
   serverMessage?: string;
   step?: string;
