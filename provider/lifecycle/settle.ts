@@ -16,7 +16,7 @@ export type Settled =
   { kind: "done" | "failed-left" | "unconfirmed"; state: VmState; why: string } | { kind: "gone"; why: string };
 
 /** What one observation says, in the decision table's terms. */
-export function seenOf(o: Observation): Seen {
+function seenOf(o: Observation): Seen {
   if (!o.listed) return { kind: "absent" };
   if (!o.nameMatches) return { kind: "other", name: o.entry!.name };
   return { kind: "present", running: o.running === true, tagged: o.entry!.os !== "" };
