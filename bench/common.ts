@@ -45,7 +45,7 @@ function command(): Promise<PulumiCommand> {
   return pulumiCommand;
 }
 
-export interface OpOptions {
+interface OpOptions {
   parallel?: number;
   onEvent?: (e: EngineEvent) => void;
 }

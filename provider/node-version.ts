@@ -4,10 +4,10 @@
 // the package's entry and by the provider implementation, before undici loads.
 
 /** The oldest Node.js this package runs on: undici 8's `engines`. */
-export const MIN_NODE = { major: 22, minor: 19 } as const;
+const MIN_NODE = { major: 22, minor: 19 } as const;
 
 /** The message for an unsupported Node.js version, or undefined when `version` (e.g. "20.20.2") is fine. */
-export function nodeVersionProblem(version: string): string | undefined {
+function nodeVersionProblem(version: string): string | undefined {
   const [major, minor] = version.split(".").map(Number);
   const ok =
     Number.isInteger(major) &&

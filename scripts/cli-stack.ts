@@ -12,7 +12,7 @@ const FLEET = path.join(ROOT, "test", "e2e", "programs", "fleet");
 const WORK = path.join(ROOT, ".e2e-work");
 const VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";
 
-export interface CliRun {
+interface CliRun {
   child: ChildProcess;
   /** stdout and stderr so far. */
   output(): string;

@@ -10,7 +10,7 @@ type Rule =
   | { tag: "min"; n: number }
   | { tag: "max"; n: number };
 
-export interface FieldSpec {
+interface FieldSpec {
   /** json tag name */
   json: string;
   /** Go field name */
@@ -27,7 +27,7 @@ export interface StructSpec {
   fields: readonly FieldSpec[];
 }
 
-export type Bound = Record<string, string | number>;
+type Bound = Record<string, string | number>;
 export type BindResult = { ok: true; value: Bound } | { ok: false; error: string };
 
 const INT64_MIN = -(2n ** 63n);

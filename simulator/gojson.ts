@@ -17,7 +17,7 @@ export type Decoded = { ok: true; value: GoValue } | { ok: false; error: string 
 class SyntaxFail extends Error {}
 
 /** Go's quoteChar: how a byte is shown in a syntax error. */
-export function quoteChar(ch: string): string {
+function quoteChar(ch: string): string {
   if (ch === "'") return `'\\''`;
   if (ch === '"') return `'"'`;
   const code = ch.codePointAt(0) ?? 0;
@@ -206,7 +206,7 @@ export function decodeGo(text: string): Decoded {
 }
 
 /** Go's json.Marshal of a string: JSON escapes plus <, >, & and U+2028/9 as \u escapes. */
-export function goJsonString(s: string): string {
+function goJsonString(s: string): string {
   return JSON.stringify(s)
     .replace(/</g, "\\u003c")
     .replace(/>/g, "\\u003e")

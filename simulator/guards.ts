@@ -5,7 +5,7 @@
 import type { SimCore } from "./core";
 import { goAtoi } from "./gobind";
 
-export const MISSING_DISABLED_FILE = "open .go_qemu_disabled: no such file or directory";
+const MISSING_DISABLED_FILE = "open .go_qemu_disabled: no such file or directory";
 
 /** CheckIP: "0.0.0.0" allows everyone, else the exact address must be listed. */
 export function ipAllowed(core: SimCore, ip: string): boolean {
@@ -24,7 +24,7 @@ export interface Refusal {
 }
 
 /** One VM as GetVMMap sees it: disabled entries overlay real ones. */
-export function listedState(core: SimCore, vmid: number): { node: string; running: boolean } | null {
+function listedState(core: SimCore, vmid: number): { node: string; running: boolean } | null {
   if (core.store.isDisabled(vmid)) return { node: "-", running: true };
   const vm = core.store.vms.get(vmid);
   return vm ? { node: vm.node, running: vm.status === "running" } : null;

@@ -192,7 +192,7 @@ function applyDefaults(job: InstallJob): void {
  * free one (vmidPick: "lowest"). A VM being installed has no config until
  * `creating VM`: that gap is the race two concurrent installs can fall into.
  */
-export function pickVmid(core: SimCore): { vmid: number; after: number } | null {
+function pickVmid(core: SimCore): { vmid: number; after: number } | null {
   const cluster = {
     start: core.cfg.assignIpStart,
     end: core.cfg.assignIpEnd,

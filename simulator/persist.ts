@@ -8,7 +8,7 @@ import { describeZodError } from "./schemas";
 
 export const FILE_FORMAT = "go-pve-qemu-simulator/1";
 
-export const StoredVmSchema = z.strictObject({
+const StoredVmSchema = z.strictObject({
   vmid: z.number().int(),
   name: z.string(),
   requestedName: z.string(),
@@ -25,7 +25,7 @@ export const StoredVmSchema = z.strictObject({
 });
 export type StoredVm = z.infer<typeof StoredVmSchema>;
 
-export const StateFileSchema = z.strictObject({
+const StateFileSchema = z.strictObject({
   format: z.literal(FILE_FORMAT),
   vms: z.array(StoredVmSchema),
   sshKey: z.boolean(),

@@ -19,7 +19,7 @@ export const OPS = [
   "setDisk",
   "setNode",
 ] as const;
-export const OpSchema = z.enum(OPS);
+const OpSchema = z.enum(OPS);
 export type Op = z.infer<typeof OpSchema>;
 
 /**
@@ -98,9 +98,6 @@ export const FAULT_KINDS = [
  */
 export const GARBLE_VARIANTS = ["fragment", "duplicate", "crlf"] as const;
 export type GarbleVariant = (typeof GARBLE_VARIANTS)[number];
-
-/** Fault kinds that corrupt an open event stream (the flow carries on server-side). */
-export const STREAM_FAULT_KINDS = ["drop", "stall", "garble", "cut", "late", "lose", "reorder"] as const;
 
 export const FaultRuleSchema = z
   .strictObject({
@@ -210,7 +207,7 @@ export const DURATION_DEFAULTS = {
 export type DurationKey = keyof typeof DURATION_DEFAULTS;
 export type Durations = Record<DurationKey, number>;
 
-export const DurationsSchema = z.strictObject(
+const DurationsSchema = z.strictObject(
   Object.fromEntries(Object.keys(DURATION_DEFAULTS).map((k) => [k, z.number().nonnegative().optional()])) as Record<
     DurationKey,
     z.ZodOptional<z.ZodNumber>

@@ -23,7 +23,7 @@ export function bareFrame(message: string): string {
 export const CLOSE_FRAME = "event: close\ndata: {}\n\n";
 
 /** Where a garbled fragment starts inside its frame (the recordings show one cut inside `"step":"migrating"`). */
-export const FRAGMENT_OFFSET = 18;
+const FRAGMENT_OFFSET = 18;
 
 /** One corruption waiting for its frame: `skip` frames pass untouched first. */
 export type Corruption =

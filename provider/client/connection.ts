@@ -6,10 +6,10 @@
 import { Pool } from "undici";
 import type { ConnectionOptions } from "./api";
 
-export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 15 * 60_000;
-export const DEFAULT_STREAM_OVERALL_TIMEOUT_MS = 60 * 60_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 15 * 60_000;
+const DEFAULT_STREAM_OVERALL_TIMEOUT_MS = 60 * 60_000;
 
 const USER_AGENT = "go-pve-qemu-pulumi/0.1 (+undici)";
 

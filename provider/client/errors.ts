@@ -27,7 +27,7 @@ export type ErrorCode =
  * (connection-lost, idle-timeout) is GPQ_STREAM_LOST: the server said nothing
  * about the outcome, and it carries on without a listener.
  */
-export const SHAPE_CODES: Readonly<Record<FailureShape, ErrorCode>> = {
+const SHAPE_CODES: Readonly<Record<FailureShape, ErrorCode>> = {
   "error-event": "GPQ_SERVER_ERROR",
   "bare-message": "GPQ_SERVER_REFUSED",
   "no-completion": "GPQ_NO_COMPLETION",
@@ -37,7 +37,7 @@ export const SHAPE_CODES: Readonly<Record<FailureShape, ErrorCode>> = {
   aborted: "GPQ_CANCELLED",
 };
 
-export abstract class GoPveQemuError extends Error {
+abstract class GoPveQemuError extends Error {
   readonly endpoint: string;
   readonly vmid?: number;
   abstract readonly code: ErrorCode;

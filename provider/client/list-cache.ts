@@ -28,7 +28,7 @@
 export type Clock = () => number;
 
 /** The longest window, whatever the poll interval. */
-export const MAX_SHARE_WINDOW_MS = 500;
+const MAX_SHARE_WINDOW_MS = 500;
 
 /**
  * The window for a caller that polls every `pollIntervalMs`: a quarter of

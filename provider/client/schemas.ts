@@ -1,5 +1,6 @@
-// Wire shapes of go-pve-qemu, as zod schemas. Every TypeScript type of the
-// client layer is inferred from here, so a shape is written down once.
+// Wire shapes of go-pve-qemu: zod schemas for what the client reads (every
+// TypeScript type of the client layer is inferred from here, so a shape is
+// written down once), and the one body it only writes.
 import { z } from "zod";
 
 /** Operating systems and the versions the server can install. */
@@ -12,28 +13,30 @@ export const SUPPORTED_VERSIONS = {
 export const OsSchema = z.enum(["debian", "ubuntu", "rockylinux"]);
 export type Os = z.infer<typeof OsSchema>;
 
-/** Body of POST /api/vm/install. Field names are the server's. */
-export const InstallRequestSchema = z.object({
-  os: OsSchema,
-  version: z.string(),
-  name: z.string().optional(),
-  id: z.number().int().optional(),
-  node: z.string().optional(),
-  cpu: z.number().int().optional(),
-  ram: z.number().int().optional(),
-  /** e.g. "32G" */
-  disk: z
-    .string()
-    .regex(/^\d+G$/)
-    .optional(),
-  user: z.string().optional(),
-  passwd: z.string().optional(),
-  pubkey: z.string().optional(),
-});
-export type InstallRequest = z.infer<typeof InstallRequestSchema>;
+/**
+ * Body of POST /api/vm/install. Field names are the server's. Only ever sent,
+ * never parsed, so it needs no schema.
+ */
+export type InstallRequest = {
+  os: Os;
+  version: string;
+  name?: string;
+  /** integer */
+  id?: number;
+  node?: string;
+  /** integer */
+  cpu?: number;
+  /** integer, MB */
+  ram?: number;
+  /** whole GiB with a G suffix, e.g. "32G" */
+  disk?: string;
+  user?: string;
+  passwd?: string;
+  pubkey?: string;
+};
 
 /** One VM in GET /api/vm/list. memory, memory_used and disk are whole GiB, truncated. */
-export const VmEntrySchema = z.object({
+const VmEntrySchema = z.object({
   vmid: z.number().int(),
   name: z.string(),
   os: z.string(),
@@ -47,13 +50,12 @@ export const VmEntrySchema = z.object({
 });
 export type VmEntry = z.infer<typeof VmEntrySchema>;
 
-export const NodeEntrySchema = z
+const NodeEntrySchema = z
   .object({
     node: z.string().optional(),
     name: z.string().optional(),
   })
   .passthrough();
-export type NodeEntry = z.infer<typeof NodeEntrySchema>;
 
 /**
  * GET /api/vm/list as the code sends it ({count, list, cluster, data}) or as
@@ -74,8 +76,7 @@ export const ListResponseSchema = z
   }));
 export type VmList = z.output<typeof ListResponseSchema>;
 
-export const EventStatusSchema = z.enum(["processing", "success", "info", "error"]);
-export type EventStatus = z.infer<typeof EventStatusSchema>;
+const EventStatusSchema = z.enum(["processing", "success", "info", "error"]);
 
 /** A regular stream event: data: {"step":"...","status":"...","message":"..."} */
 export const StepEventSchema = z.object({

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { LifecycleError } from "./errors";
 
-export const ConnectionSettingsSchema = z.object({
+const ConnectionSettingsSchema = z.object({
   endpoint: z.string().optional(),
   token: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),

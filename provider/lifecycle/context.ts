@@ -8,7 +8,7 @@ import type { OpenBounds } from "../client/stream/wire";
 import { CODES, LifecycleError } from "./errors";
 import type { ConnectionDefaults, ResolvedConnection } from "./connection";
 
-export type { ResolvedConnection, ConnectionDefaults, ConnectionSettings } from "./connection";
+export type { ResolvedConnection } from "./connection";
 
 /** Progress and warnings for the user; the glue logs through Pulumi, tests capture lines. */
 export interface Reporter {

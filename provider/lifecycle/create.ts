@@ -80,7 +80,7 @@ function jobOf(inputs: VmInputs, ctx: LifecycleContext): InstallJob {
  * become 1 and an omitted ram 512, unlike its docs. Sending them gives the same
  * VM on either behaviour, and "omitted" keeps meaning the documented default.
  */
-export function installRequest(inputs: VmInputs, password: string): InstallRequest {
+function installRequest(inputs: VmInputs, password: string): InstallRequest {
   return dropUndefined({
     os: inputs.os,
     version: inputs.version,

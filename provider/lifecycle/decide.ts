@@ -5,7 +5,7 @@
 //
 // The rule behind every row: success is recorded only once the server can no
 // longer undo it. The server destroys a half-made VM when the disk import,
-// the initialisation or the SSH initialisation fails (wire.ts, ON_FAILURE),
+// the initialisation or the SSH initialisation fails (wire.ts, the notes on PHASES),
 // so after a lost stream "the VM runs" proves nothing until the time those
 // steps can still take has passed (the timeline below). Where the outcome
 // cannot be known in time, the VM is recorded as `installState: "unconfirmed"`

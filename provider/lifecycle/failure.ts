@@ -33,7 +33,7 @@ export interface Progress {
 export type Attempt = { kind: "done"; result: CreateResult } | { kind: "retry"; reason: string; advice: string };
 
 /** How the install call failed, in the decision table's terms (pure but for the one list on a broken connection). */
-export async function classify(job: InstallJob, err: unknown, progress: Progress): Promise<Failure> {
+async function classify(job: InstallJob, err: unknown, progress: Progress): Promise<Failure> {
   if (err instanceof HttpStatusError) return { kind: "rejected", status: err.status, definite: err.json };
   if (err instanceof ConnectionError) {
     const serverAnswers = await job.client.list({ signal: job.ctx.signal }).then(

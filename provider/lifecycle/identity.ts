@@ -15,8 +15,6 @@ import { derivedName } from "./derived-name";
 import { vmLabel } from "./labels";
 import { realName } from "./state";
 
-export { derivedName };
-
 /** True when `name` is the name derived from this URN (so VMs carrying it are this resource's). */
 export function isDerivedName(name: string | undefined, urn: string | undefined, maxLength: number): boolean {
   return name !== undefined && urn !== undefined && urn !== "" && name === derivedName(urn, maxLength);

@@ -125,7 +125,7 @@ const osList = OsSchema.options.join(", ");
 
 // ---- the schema ---------------------------------------------------------------
 
-export const ConnectionInputSchema = z.object(
+const ConnectionInputSchema = z.object(
   {
     /** Base URL, e.g. http://10.0.0.5:8080. Default: stack config goPveQemu:endpoint, else GO_PVE_QEMU_ENDPOINT. */
     endpoint: z

@@ -95,13 +95,7 @@ export async function finishCreate(job: InstallJob, seen: Sighting, completed: b
 }
 
 /** A state true to what is known of the VM. */
-export function stateFrom(
-  job: InstallJob,
-  seen: Sighting,
-  completed: boolean,
-  problem?: string,
-  lost?: LostInstall,
-): VmState {
+function stateFrom(job: InstallJob, seen: Sighting, completed: boolean, problem?: string, lost?: LostInstall): VmState {
   const { inputs, conn } = job;
   const facts = seen.facts;
   const vmid = facts.vmid ?? inputs.vmid;

@@ -11,19 +11,16 @@ import type { InstallStep } from "../client/stream/wire";
 import type { Reporter } from "./context";
 import type { Redactor } from "./redact";
 
-export { INSTALL_STEPS };
-export type { InstallStep };
-
 /** The longest line one event may put in the log; the rest is cut and counted. */
-export const MAX_LINE_CHARS = 4096;
+const MAX_LINE_CHARS = 4096;
 
 /** A line cut to MAX_LINE_CHARS, saying how much was cut. */
-export function capLine(text: string, max = MAX_LINE_CHARS): string {
+function capLine(text: string, max = MAX_LINE_CHARS): string {
   return text.length > max ? `${text.slice(0, max)}… [${text.length - max} more characters not shown]` : text;
 }
 
 /** The steps of one install (the migration step only when a node was given). */
-export function installSteps(withNode: boolean): InstallStep[] {
+function installSteps(withNode: boolean): InstallStep[] {
   return INSTALL_STEPS.filter((s) => withNode || !s.onlyWithNode);
 }
 
@@ -31,7 +28,7 @@ const DURATION = /\s*\((\d+(?:\.\d+)?s)\)\s*$/;
 const PREFIX = /^\s*\[[-+*]\]\s*/;
 
 /** "[+] assigned IP: 10.0.0.101/24 (0.00s)" -> { text: "assigned IP: 10.0.0.101/24", duration: "(0.00s)" } */
-export function splitMessage(message: string): { text: string; duration?: string } {
+function splitMessage(message: string): { text: string; duration?: string } {
   const m = DURATION.exec(message);
   const withoutDuration = m ? message.slice(0, m.index) : message;
   return { text: withoutDuration.replace(PREFIX, "").trim(), duration: m ? `(${m[1]})` : undefined };

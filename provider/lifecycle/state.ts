@@ -19,7 +19,7 @@ function lenient<T extends z.ZodType>(schema: T) {
  * is kept here: they live once, at the top level, where the glue marks them
  * secret.
  */
-export const DesiredSchema = z.object({
+const DesiredSchema = z.object({
   os: lenient(z.string()),
   version: lenient(z.string()),
   name: lenient(z.string()),
@@ -38,10 +38,9 @@ export const DesiredSchema = z.object({
 export type Desired = z.infer<typeof DesiredSchema>;
 
 /** The server cut a requested value to its maximum (VM_MAX_CPU, VM_MAX_RAM, VM_MAX_DISK). */
-export const ClampSchema = z.object({ requested: z.number(), limit: z.number() });
-export type Clamp = z.infer<typeof ClampSchema>;
+const ClampSchema = z.object({ requested: z.number(), limit: z.number() });
 
-export const VmStateSchema = z.object({
+const VmStateSchema = z.object({
   vmid: z.number().int(),
   /** The server's real name: `<name>-<vmid>`, or `<vmid>`. */
   vmName: lenient(z.string()),

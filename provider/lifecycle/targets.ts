@@ -9,7 +9,7 @@ import type { VmState } from "./state";
 type Sized = "cpu" | "memoryMb" | "diskGb";
 
 /** The value the server would give the VM for this desired value. */
-export function target(state: Pick<VmState, "clamped">, key: Sized, desired: number | undefined): number {
+function target(state: Pick<VmState, "clamped">, key: Sized, desired: number | undefined): number {
   const want = desired ?? SERVER_DEFAULTS[key];
   const limit = state.clamped?.[key]?.limit;
   return limit !== undefined && want > limit ? limit : want;
@@ -26,7 +26,7 @@ export function targetRunning(desired: boolean | undefined): boolean {
 }
 
 /** Two reboot-trigger lists are the same when equal item by item (omitted = empty). */
-export function sameTriggers(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+function sameTriggers(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
   const x = a ?? [];
   const y = b ?? [];
   return x.length === y.length && x.every((v, i) => v === y[i]);

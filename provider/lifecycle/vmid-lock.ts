@@ -153,8 +153,3 @@ function takeSlot(gate: Gate, pinned: number | undefined): InstallTicket {
 export function vmidsInFlight(key: string): Set<number> {
   return new Set(gateOf(key).inFlight.keys());
 }
-
-/** For tests: how many installs wait on this endpoint. */
-export function waitingCount(key: string): number {
-  return gates.get(key)?.waiters.length ?? 0;
-}

@@ -10,7 +10,7 @@ import { vmProvider } from "./serialized-provider";
  * an Input (a promise or an Output of another resource), list items and
  * object fields too.
  */
-export type Inputs<T> = T extends readonly (infer E)[]
+type Inputs<T> = T extends readonly (infer E)[]
   ? pulumi.Input<Inputs<E>>[]
   : T extends object
     ? { [K in keyof T]: pulumi.Input<Inputs<Exclude<T[K], undefined>>> }

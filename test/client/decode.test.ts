@@ -1,5 +1,5 @@
 // Frame -> OperationEvent, including go-pve-qemu's unescaped JSON.
-import { decodeFrame, recoverTemplate } from "../../provider/client/stream/decode";
+import { decodeFrame } from "../../provider/client/stream/decode";
 
 const step = (s: string, status: string, m: string) => `{"step":"${s}","status":"${status}","message":"${m}"}`;
 
@@ -95,16 +95,22 @@ test("seed 002 output frames are decoded from base64 or ascii", () => {
   });
 });
 
-describe("recoverTemplate", () => {
+describe("a broken payload recovers the server's template", () => {
+  /** What a payload's raw event says the server meant (undefined: no recovery). */
+  const recovered = (data: string) => {
+    const ev = decodeFrame({ data });
+    return ev.kind === "raw" ? ev.recovered : undefined;
+  };
+
   test("inverts the step template exactly", () => {
-    expect(recoverTemplate('{"step":"migrating","status":"processing","message":"  a "b" \\c"}')).toEqual({
+    expect(recovered('{"step":"migrating","status":"processing","message":"  a "b" \\c"}')).toEqual({
       kind: "step",
       step: "migrating",
       status: "processing",
       message: '  a "b" \\c',
     });
     // the message may itself contain the separators
-    expect(recoverTemplate('{"step":"s","status":"error","message":"x","status":"y","message":"z"}')).toMatchObject({
+    expect(recovered('{"step":"s","status":"error","message":"x","status":"y","message":"z"}')).toMatchObject({
       step: "s",
       status: "error",
       message: 'x","status":"y","message":"z',
@@ -112,26 +118,30 @@ describe("recoverTemplate", () => {
   });
 
   test("recovers a message the server cut with a line break", () => {
-    expect(
-      recoverTemplate('{"step":"starting VM via SSH","status":"error","message":"[-] failed: output: refused'),
-    ).toEqual({
+    expect(recovered('{"step":"starting VM via SSH","status":"error","message":"[-] failed: output: refused')).toEqual({
       kind: "step",
       step: "starting VM via SSH",
       status: "error",
       message: "[-] failed: output: refused",
     });
-    expect(recoverTemplate('{"message": "failed to start VM: refused')).toEqual({
+    expect(recovered('{"message": "failed to start VM: refused')).toEqual({
       kind: "bare",
       message: "failed to start VM: refused",
     });
   });
 
-  test("refuses what is not the template", () => {
-    expect(recoverTemplate('{"step":"s","status":"bogus","message":"x"}')).toBeUndefined();
-    expect(recoverTemplate('{"step":"s","message":"x"}')).toBeUndefined();
-    expect(recoverTemplate('{"step":"s"q","status":"info","message":"x"}')).toBeUndefined();
-    expect(recoverTemplate('  {"message": "x"}')).toBeUndefined();
-    expect(recoverTemplate("")).toBeUndefined();
+  test("refuses what is not the template: no event is made up", () => {
+    for (const data of [
+      '{"step":"s","status":"bogus","message":"x"}',
+      '{"step":"s","message":"x"}',
+      '{"step":"s"q","status":"info","message":"x"}',
+      '  {"message": "x"}',
+      "",
+    ]) {
+      const ev = decodeFrame({ data });
+      expect(["raw", "other"]).toContain(ev.kind);
+      expect(ev).not.toHaveProperty("recovered");
+    }
   });
 });
 

@@ -3,7 +3,8 @@
 // a write (even a refused one) and an install in between make the next list
 // a new request that shows what the write did, and clients without a window
 // share nothing.
-import { CancelledError, GoPveQemuClient } from "../../provider/client";
+import { GoPveQemuClient } from "../../provider/client";
+import { CancelledError } from "../../provider/client/errors";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
 
 let sim: SimulatorHandle;

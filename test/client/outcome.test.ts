@@ -1,10 +1,10 @@
 // The per-operation decision: success needs close, no error, no bare message and
 // the completion mark; otherwise the strongest evidence names the failure shape.
 import { OperationOutcome, type Outcome, type StreamEnd } from "../../provider/client/stream/outcome";
-import type { EventStatus } from "../../provider/client/schemas";
+import type { StepEvent } from "../../provider/client/schemas";
 import type { InstallFacts, OperationEvent, OperationKind } from "../../provider/client/stream/types";
 
-const S = (step: string, status: EventStatus, message: string): OperationEvent => ({
+const S = (step: string, status: StepEvent["status"], message: string): OperationEvent => ({
   kind: "step",
   step,
   status,

@@ -17,7 +17,7 @@ import {
 import { startSimulator, type SimulatorHandle, type SimulatorOptions } from "../../simulator";
 import { engineEnv, ensureEngine, ROOT } from "../../scripts/engine-env";
 
-export const FLEET = path.join(ROOT, "test", "e2e", "programs", "fleet");
+const FLEET = path.join(ROOT, "test", "e2e", "programs", "fleet");
 const WORK = path.join(ROOT, ".e2e-work");
 const PASSPHRASE = "e2e-passphrase";
 
@@ -59,7 +59,7 @@ export interface Fleet {
   dispose(): Promise<void>;
 }
 
-export interface StateResource {
+interface StateResource {
   urn?: string;
   id?: string;
   outputs: Record<string, unknown>;

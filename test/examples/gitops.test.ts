@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { EXAMPLES, listVms, newSandbox, run, tail, type Sandbox } from "./support";
 
-// js-yaml ships with @pulumi/pulumi; it has no type declarations here.
+// js-yaml (a devDependency; the version @pulumi/pulumi uses) has no type declarations here.
 const yaml: { load(text: string): unknown } = require("js-yaml");
 
 const GITOPS = path.join(EXAMPLES, "gitops");

@@ -1,6 +1,7 @@
 // adopt: an existing VM taken under management by its VMID (the import path
 // of this provider), against the simulator.
-import { CODES, check, create, diff, LifecycleError, PartialError } from "../../provider/lifecycle";
+import { check, create, diff, PartialError } from "../../provider/lifecycle";
+import { CODES, LifecycleError } from "../../provider/lifecycle/errors";
 import { startHarness } from "./harness";
 import type { Harness } from "./harness";
 

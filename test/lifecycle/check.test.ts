@@ -1,4 +1,4 @@
-import { check, UNKNOWN, NO_ENDPOINT_HELP } from "../../provider/lifecycle";
+import { check, UNKNOWN } from "../../provider/lifecycle";
 
 const ok = { os: "ubuntu", version: "24.04" };
 
@@ -203,7 +203,10 @@ describe("check", () => {
   test("with options, a missing endpoint names the three ways to set it", () => {
     const r = check({}, ok, { connectionDefaults: {} });
     expect(r.failures).toEqual([
-      { property: "connection.endpoint", reason: `connection.endpoint: ${NO_ENDPOINT_HELP}` },
+      {
+        property: "connection.endpoint",
+        reason: expect.stringMatching(/^connection\.endpoint: no go-pve-qemu endpoint is set; set one of: /),
+      },
     ]);
     expect(r.failures[0]!.reason).toMatch(/connection\.endpoint.*goPveQemu:endpoint.*GO_PVE_QEMU_ENDPOINT/);
     expect(check({}, ok, { connectionDefaults: { endpoint: "http://h:1" } }).failures).toEqual([]);

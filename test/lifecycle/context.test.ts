@@ -1,4 +1,6 @@
-import { resolveConnection, parseState, LifecycleError } from "../../provider/lifecycle";
+import { resolveConnection } from "../../provider/lifecycle/connection";
+import { parseState } from "../../provider/lifecycle/state";
+import { LifecycleError } from "../../provider/lifecycle/errors";
 import { endpointKey } from "../../provider/lifecycle/connection";
 import { redactor, safeCause } from "../../provider/lifecycle/redact";
 import { generatePassword } from "../../provider/lifecycle/password";

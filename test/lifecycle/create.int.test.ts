@@ -1,16 +1,8 @@
 // create against the simulator, through the real client: the success path
 // (progress, facts, confirmation), clamping, power state, and the failures
 // that leave nothing behind.
-import {
-  CODES,
-  DEFAULT_TIMING,
-  create,
-  diff,
-  update,
-  LifecycleError,
-  PartialCreateError,
-  PartialError,
-} from "../../provider/lifecycle";
+import { DEFAULT_TIMING, create, diff, update, PartialError } from "../../provider/lifecycle";
+import { CODES, LifecycleError, PartialCreateError } from "../../provider/lifecycle/errors";
 import type { LifecycleContext } from "../../provider/lifecycle";
 import { SPEED, messages, startHarness } from "./harness";
 import type { Harness } from "./harness";

@@ -1,7 +1,7 @@
 // The install's decision table, row by row (decide.ts): what a failed install
 // call ends in, how a lost stream is followed, and how read/update settle an
 // unconfirmed install later. Pure functions: no server, no clock.
-import { DEFAULT_OPEN_BOUNDS, SSH_WAIT_MS, phaseBounds, phaseOfEvent } from "../../provider/client/stream/wire";
+import { DEFAULT_OPEN_BOUNDS, phaseBounds, phaseOfEvent } from "../../provider/client/stream/wire";
 import { advance, decideFailure, decideLost, phaseShown, settle, timelineOf } from "../../provider/lifecycle/decide";
 import type { Failure, FailureFacts } from "../../provider/lifecycle/decide";
 import type { Look } from "../../provider/lifecycle/look";
@@ -132,7 +132,7 @@ describe("the timeline of a lost stream, from the server's step bounds", () => {
     expect(t.undoBy).toBe(t.startBy + B.waitReady + B.sshInit + 5_000 + 2 * OPEN.commandMs);
     expect(t.settleBy).toBe(t.undoBy);
     expect(B.waitReady).toBe(600_000); // 60 x (5 s connect timeout + 5 s sleep)
-    expect(SSH_WAIT_MS).toBe(600_000);
+    expect(OPEN.sshWaitMs).toBe(600_000);
   });
 
   test("the migration counts only when a node was asked for", () => {

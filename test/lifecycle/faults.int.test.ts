@@ -13,7 +13,8 @@
 // VMs on the server that state does not know (orphans), and, after a lost
 // stream, the end comes within the bound the provider announced, in
 // simulated time.
-import { DEFAULT_TIMING, create, CODES, PartialError } from "../../provider/lifecycle";
+import { DEFAULT_TIMING, create, PartialError } from "../../provider/lifecycle";
+import { CODES } from "../../provider/lifecycle/errors";
 import type { Timing, VmInputs, VmState } from "../../provider/lifecycle";
 import { STEPS } from "../../simulator";
 import type { FaultRule, SimulatorOptions } from "../../simulator";

@@ -15,9 +15,9 @@ export interface Line {
 /** Simulated time runs this much faster: an install takes ~0.1 s. */
 export const SPEED = 2000;
 /** The longest legitimate silence is the 10-minute SSH timeout: 0.3 s here. */
-export const IDLE_MS = 1500;
+const IDLE_MS = 1500;
 
-export const FAST: Partial<Timing> = {
+const FAST: Partial<Timing> = {
   pollIntervalMs: 10,
   shutdownTimeoutMs: 2000,
   stopTimeoutMs: 2000,

@@ -1,7 +1,8 @@
 // The identity of a resource declared without a name: the derived name
 // (identity.ts), where check gives it (new resources only), how the list
 // before an install is read, and why a replace then deletes first.
-import { check, derivedName, diff } from "../../provider/lifecycle";
+import { check, diff } from "../../provider/lifecycle";
+import { derivedName } from "../../provider/lifecycle/derived-name";
 import type { VmEntry } from "../../provider/client/schemas";
 import { beforeInstall, isDerivedName } from "../../provider/lifecycle/identity";
 import { LIMITS } from "../../provider/lifecycle/inputs";

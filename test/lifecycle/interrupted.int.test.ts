@@ -1,7 +1,9 @@
 // Interrupted creates (a deployment killed mid-install: the server carries
 // on, state never hears of the VM) and a server restarted mid-install,
 // against the simulator with the lifecycle's clock in simulated time.
-import { CODES, DEFAULT_TIMING, PartialError, check, create, derivedName } from "../../provider/lifecycle";
+import { DEFAULT_TIMING, PartialError, check, create } from "../../provider/lifecycle";
+import { CODES } from "../../provider/lifecycle/errors";
+import { derivedName } from "../../provider/lifecycle/derived-name";
 import type { LifecycleContext, VmInputs } from "../../provider/lifecycle";
 import { LIMITS } from "../../provider/lifecycle/inputs";
 import { SPEED, messages, startHarness } from "./harness";

@@ -1,5 +1,6 @@
-import { planUpdate } from "../../provider/lifecycle";
-import type { Step, VmInputs, VmState } from "../../provider/lifecycle";
+import { planUpdate } from "../../provider/lifecycle/plan";
+import type { VmInputs, VmState } from "../../provider/lifecycle";
+import type { Step } from "../../provider/lifecycle/plan";
 import { inputs, stateOf } from "./fixtures";
 
 const kinds = (steps: Step[]) => steps.map((s) => s.kind);

@@ -1,12 +1,4 @@
-import { INSTALL_STEPS } from "../../provider/lifecycle";
-import {
-  MAX_LINE_CHARS,
-  capLine,
-  installProgress,
-  installSteps,
-  splitMessage,
-  streamProgress,
-} from "../../provider/lifecycle/progress";
+import { installProgress, streamProgress } from "../../provider/lifecycle/progress";
 import { redactor } from "../../provider/lifecycle/redact";
 import { memoryFromList, diskFromList } from "../../provider/lifecycle/listing";
 import type { OperationEvent } from "../../provider/client/stream/types";
@@ -30,22 +22,35 @@ const step = (s: string, status: "processing" | "success" | "info" | "error", me
 });
 
 describe("install progress", () => {
-  test("the step list is in one place; the migration step only with a node", () => {
-    expect(INSTALL_STEPS.length).toBe(18);
-    expect(installSteps(false).length).toBe(17);
-    expect(installSteps(true).map((s) => s.name)).toContain("VM initialization > migrating VM");
+  test("18 steps, the migration step only with a node", () => {
+    const lines = (withNode: boolean): string[] => {
+      const { lines, reporter } = capture();
+      const on = installProgress(reporter, redactor([]), withNode);
+      on(step("VM initialization > migrating VM", "success", "[+] VM migrated to node pve2 (3.00s)"));
+      on(step("VM initialization > finalizing", "success", "[+] done"));
+      return lines.map(([, m]) => m);
+    };
+    expect(lines(true)).toEqual([
+      "install [14/18] VM initialization > migrating VM: success (3.00s) - VM migrated to node pve2",
+      "install [18/18] VM initialization > finalizing: success - done",
+    ]);
+    expect(lines(false)).toEqual([
+      "install [start] (VM initialization > migrating VM): success (3.00s) - VM migrated to node pve2",
+      "install [17/17] VM initialization > finalizing: success - done",
+    ]);
   });
 
-  test("splitMessage takes the prefix and the duration apart", () => {
-    expect(splitMessage("[+] assigned IP: 10.0.0.101/24 (0.00s)")).toEqual({
-      text: "assigned IP: 10.0.0.101/24",
-      duration: "(0.00s)",
-    });
-    expect(splitMessage("[*] VM strting")).toEqual({ text: "VM strting", duration: undefined });
-    expect(splitMessage("[+] VM installation completed in 67.83s")).toEqual({
-      text: "VM installation completed in 67.83s",
-      duration: undefined,
-    });
+  test("a step line takes the message's prefix and duration apart", () => {
+    const { lines, reporter } = capture();
+    const on = streamProgress("install", reporter, redactor([]));
+    on(step("x", "success", "[+] assigned IP: 10.0.0.101/24 (0.00s)"));
+    on(step("x", "info", "[*] VM strting"));
+    on(step("x", "success", "[+] VM installation completed in 67.83s"));
+    expect(lines.map(([, m]) => m)).toEqual([
+      "install x: success (0.00s) - assigned IP: 10.0.0.101/24",
+      "install x: info - VM strting",
+      "install x: success - VM installation completed in 67.83s",
+    ]);
   });
 
   test("step k of n with status and duration; processing lines at debug; secrets redacted", () => {
@@ -131,9 +136,10 @@ describe("install progress: what the log must not say", () => {
     const on = installProgress(c.reporter, redactor(["hunter22"]), false);
     on({ kind: "raw", text: `hunter22 ${"y".repeat(2_000_000)}` });
     const [, msg] = c.lines[0]!;
-    expect(msg.length).toBeLessThan(MAX_LINE_CHARS + 100);
+    expect(msg.length).toBeLessThan(4096 + 100);
     expect(msg).toContain("*** yyy");
     expect(msg).toMatch(/… \[1995908 more characters not shown\]$/);
-    expect(capLine("short")).toBe("short");
+    on({ kind: "raw", text: "short" });
+    expect(c.lines[1]).toEqual(["debug", "install [start] | short"]);
   });
 });

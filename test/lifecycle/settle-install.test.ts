@@ -2,7 +2,8 @@
 // longer undo it) is settled by the next refresh or update, on a virtual
 // clock against the in-memory server.
 import { read, update } from "../../provider/lifecycle";
-import type { LifecycleContext, LostInstall, VmState } from "../../provider/lifecycle";
+import type { LifecycleContext, VmState } from "../../provider/lifecycle";
+import type { LostInstall } from "../../provider/lifecycle/decide";
 import { VirtualClock } from "./clock";
 import { FakeServer } from "./fake-server";
 import { inputs, stateOf } from "./fixtures";

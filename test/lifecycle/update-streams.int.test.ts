@@ -4,7 +4,8 @@
 // reordered lines, a silence), at each step. In every cell the update ends
 // right: applied when the VM shows the step, a partial update otherwise, and
 // the state true to the VM either way. Each cell has its own simulator.
-import { create, PartialUpdateError, update } from "../../provider/lifecycle";
+import { create, update } from "../../provider/lifecycle";
+import { PartialUpdateError } from "../../provider/lifecycle/errors";
 import type { VmState } from "../../provider/lifecycle";
 import type { FaultRule } from "../../simulator";
 import { startHarness } from "./harness";

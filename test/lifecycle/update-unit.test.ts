@@ -1,7 +1,8 @@
 // update on a virtual clock against the in-memory server, with the default
 // timing unless a case says otherwise: the real server's blocking shutdown,
 // lost streams settled by watching the VM, node-local status, cancellation.
-import { PartialUpdateError, update } from "../../provider/lifecycle";
+import { update } from "../../provider/lifecycle";
+import { PartialUpdateError } from "../../provider/lifecycle/errors";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
 import { DEFAULT_TIMING } from "../../provider/lifecycle";
 import { setup } from "./fake-setup";

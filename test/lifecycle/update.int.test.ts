@@ -2,7 +2,8 @@
 // each step logged, failures that say what was and was not applied, and
 // streams lost on the way settled by watching the VM. Each case has its own
 // simulator: none depends on another's leftovers.
-import { create, diff, LifecycleError, PartialUpdateError, update } from "../../provider/lifecycle";
+import { create, diff, update } from "../../provider/lifecycle";
+import { LifecycleError, PartialUpdateError } from "../../provider/lifecycle/errors";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
 import { GoPveQemuClient } from "../../provider/client";
 import { messages, startHarness } from "./harness";

@@ -1,19 +1,32 @@
 // The Node.js check the package makes when it loads, before undici.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { MIN_NODE, nodeVersionProblem } from "../../provider/node-version";
+
+/** What loading the check says on Node.js `version`: its error, or undefined when it loads. */
+function loadOn(version: string): string | undefined {
+  // Read-only but configurable: jest.replaceProperty cannot put it back.
+  const real = Object.getOwnPropertyDescriptor(process.versions, "node")!;
+  Object.defineProperty(process.versions, "node", { ...real, value: version });
+  try {
+    jest.isolateModules(() => require("../../provider/node-version"));
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  } finally {
+    Object.defineProperty(process.versions, "node", real);
+  }
+}
 
 test("Node.js 22.19 and later load; older ones get the version found and the fix", () => {
-  expect(MIN_NODE).toEqual({ major: 22, minor: 19 });
-  expect(nodeVersionProblem("22.19.0")).toBeUndefined();
-  expect(nodeVersionProblem("22.23.3")).toBeUndefined();
-  expect(nodeVersionProblem("24.1.0")).toBeUndefined();
-  expect(nodeVersionProblem("22.18.1")).toContain("(found 22.18.1)");
-  const problem = nodeVersionProblem("20.20.2");
+  expect(loadOn("22.19.0")).toBeUndefined();
+  expect(loadOn("22.23.3")).toBeUndefined();
+  expect(loadOn("24.1.0")).toBeUndefined();
+  expect(loadOn("22.18.1")).toContain("(found 22.18.1)");
+  const problem = loadOn("20.20.2");
   expect(problem).toMatch(/^go-pve-qemu-pulumi: Node.js >= 22\.19 is required \(found 20\.20\.2\)\. /);
   expect(problem).toContain("npm install --save-dev node@22");
-  expect(nodeVersionProblem("18.19.0")).toContain("(found 18.19.0)");
-  expect(nodeVersionProblem("garbage")).toContain("(found garbage)");
+  expect(loadOn("18.19.0")).toContain("(found 18.19.0)");
+  expect(loadOn("garbage")).toContain("(found garbage)");
 });
 
 test("the package's entry and the provider implementation load the check before anything else", () => {

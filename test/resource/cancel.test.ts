@@ -2,7 +2,8 @@
 // (signals, stdin, parent, timers, exit) replaced by a fake: the first sign
 // of a cancelled deployment aborts every operation, and the process exits
 // once the operations in flight have answered, or when the grace period ends.
-import { GRACE_MS, providerCancelWatch, watchCancel, type CancelSources } from "../../provider/resource/cancel";
+import { providerCancelWatch } from "../../provider/resource/cancel";
+import { watchCancel, type CancelSources } from "../../provider/resource/cancel-watch";
 
 function fakeSources(stdinIsPipe = true) {
   const handlers: Record<string, (() => void)[]> = { SIGINT: [], SIGTERM: [], stdin: [] };
@@ -79,7 +80,7 @@ test("an operation that does not answer within the grace period does not hold th
   void w.track(new Promise(() => undefined));
   f.fire("SIGTERM");
   expect(f.exits).toEqual([]);
-  expect(f.timers.map((t) => t.ms)).toEqual([GRACE_MS]);
+  expect(f.timers.map((t) => t.ms)).toEqual([3_000]); // the grace period
   f.timers[0]!.f();
   expect(f.exits).toEqual(["SIGTERM"]);
 });

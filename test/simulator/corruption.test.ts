@@ -5,9 +5,8 @@
 // operation carries on server-side. Assertions are on exact bytes and on
 // order; "nothing more came" is checked against a later request's answer, not
 // a wall-clock wait.
-import { FRAGMENT_OFFSET } from "../../simulator/sse";
 import { CLOSE, ev, request, useSimulators, UBUNTU } from "./helpers";
-import { chunk, rawBody, rawRequest, type RawConnection } from "./raw";
+import { chunk, FRAGMENT_OFFSET, rawBody, rawRequest, type RawConnection } from "./raw";
 
 const start = useSimulators();
 const FAST = { sshKey: true, imageCache: ["ubuntu/24.04"], durations: { sshTimeout: 60_000 } };

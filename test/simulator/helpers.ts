@@ -137,7 +137,7 @@ export function useSimulators(): (options?: SimulatorOptions) => Promise<Simulat
   };
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until `fn` returns true (or fails the test after `ms`). */
 export async function until(fn: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {

@@ -4,6 +4,12 @@
 // error; these tests need to see what comes after it.
 import * as net from "node:net";
 
+/**
+ * Where a garbled fragment starts inside its frame, as in the recordings
+ * (set-node-broken-chunk-framing-*.raw): `data: {"step":"mig` is cut off.
+ */
+export const FRAGMENT_OFFSET = 18;
+
 export interface RawConnection {
   /** Everything received so far (latin1, so byte offsets are string offsets). */
   text(): string;

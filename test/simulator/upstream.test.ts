@@ -6,9 +6,8 @@
 // texts and order, chunking, the way a broken stream breaks - must match.
 import { loadRecording } from "../client/helpers/replay";
 import { initScriptLines } from "../../simulator/outputs";
-import { FRAGMENT_OFFSET } from "../../simulator/sse";
 import { useSimulators, UBUNTU } from "./helpers";
-import { rawRequest, type RawConnection } from "./raw";
+import { FRAGMENT_OFFSET, rawRequest, type RawConnection } from "./raw";
 
 const start = useSimulators();
 

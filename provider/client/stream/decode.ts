@@ -19,7 +19,7 @@ const OPEN_BRACE = 123; // {
 const OPEN_BRACKET = 91; // [
 
 /** The payload of an unnamed frame: a step event, the bare refusal, or raw text. */
-export function decodeData(data: string, id: string | undefined): OperationEvent {
+function decodeData(data: string, id: string | undefined): OperationEvent {
   const first = data.charCodeAt(0);
   // Hot path: nearly every frame is the server's step template. Read by position, it needs
   // no JSON.parse (and no thrown SyntaxError for the broken ones); zod still checks it.
@@ -198,7 +198,7 @@ function checkedStep(parts: TemplateParts): StepOperationEvent | undefined {
 }
 
 /** The event a broken payload meant, when it is one of the server's templates. */
-export function recoverTemplate(text: string): StepOperationEvent | BareOperationEvent | undefined {
+function recoverTemplate(text: string): StepOperationEvent | BareOperationEvent | undefined {
   const parts = splitStepTemplate(text);
   if (parts !== undefined) return checkedStep(parts);
   if (text.startsWith(BARE_HEAD)) {

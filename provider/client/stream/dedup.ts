@@ -3,7 +3,7 @@
 // go-pve-qemu sends no ids, so this costs nothing there. The window is bounded:
 // duplicates come from recent replays, and an endless stream must not grow it.
 
-export const DEFAULT_DEDUP_WINDOW = 4096;
+const DEFAULT_DEDUP_WINDOW = 4096;
 
 export class IdWindow {
   private readonly seen = new Set<string>();

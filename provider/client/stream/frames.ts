@@ -30,7 +30,7 @@ export interface FrameReaderOptions {
   maxBufferChars?: number;
 }
 
-export const DEFAULT_MAX_BUFFER_CHARS = 32 * 1024 * 1024;
+const DEFAULT_MAX_BUFFER_CHARS = 32 * 1024 * 1024;
 
 export class FrameReader {
   // `stream: true` keeps a multi-byte character that straddles two chunks intact.

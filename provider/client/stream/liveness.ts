@@ -20,7 +20,7 @@ export interface WatchdogClock {
   clearTimer(timer: unknown): void;
 }
 
-export const SYSTEM_CLOCK: WatchdogClock = {
+const SYSTEM_CLOCK: WatchdogClock = {
   now: () => performance.now(),
   setTimer: (fn, ms) => setTimeout(fn, ms),
   clearTimer: (timer) => clearTimeout(timer as NodeJS.Timeout | undefined),

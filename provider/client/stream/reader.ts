@@ -33,7 +33,7 @@ export interface ReadOperationOptions extends PipelineOptions {
   closeGraceMs?: number;
 }
 
-export const DEFAULT_CLOSE_GRACE_MS = 2000;
+const DEFAULT_CLOSE_GRACE_MS = 2000;
 
 /** Reads one operation stream to its end and decides the outcome. */
 export async function readOperation(

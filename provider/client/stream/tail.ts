@@ -6,8 +6,8 @@
 // string (a 1 MB line, or a whole 64 KB network chunk) alive through V8's
 // sliced-string representation.
 
-export const DEFAULT_TAIL_LINES = 20;
-export const DEFAULT_TAIL_LINE_CHARS = 4096;
+const DEFAULT_TAIL_LINES = 20;
+const DEFAULT_TAIL_LINE_CHARS = 4096;
 
 export class Tail {
   private readonly slots: string[];

@@ -69,7 +69,7 @@ export const ERROR_FRAME_NAMES: ReadonlySet<string> = new Set(["error", "sse_err
 /**
  * What the server does, in order. Not the same as the step names: `qm start`
  * and `qm reboot` have no step of their own, and a step's success can mean
- * the next phase began.
+ * the next phase began. After each phase, what a failure in it leaves:
  * - nothing-made: no VM exists yet (a failure leaves nothing);
  * - cleans-up: a failure here stops and destroys the half-made VM (`clean()`:
  *   qm stop, 5 s sleep, qm destroy), THEN sends the error event;
@@ -77,43 +77,23 @@ export const ERROR_FRAME_NAMES: ReadonlySet<string> = new Set(["error", "sse_err
  * After `sshInit` succeeds nothing removes the VM: that is the point of no return.
  */
 export const PHASES = [
-  "checkVmid",
-  "prepare",
-  "imageUrl",
-  "download",
-  "sshKey",
-  "createVm",
-  "importDisk",
-  "initConfig",
-  "migrate",
-  "qmStart",
-  "waitReady",
-  "sshInit",
-  "qmReboot",
-  "waitAfterReboot",
-  "finalize",
+  "checkVmid", // nothing-made
+  "prepare", // nothing-made
+  "imageUrl", // nothing-made
+  "download", // nothing-made
+  "sshKey", // nothing-made
+  "createVm", // nothing-made
+  "importDisk", // cleans-up
+  "initConfig", // cleans-up
+  "migrate", // leaves-vm
+  "qmStart", // leaves-vm
+  "waitReady", // leaves-vm
+  "sshInit", // cleans-up
+  "qmReboot", // leaves-vm
+  "waitAfterReboot", // leaves-vm
+  "finalize", // leaves-vm
 ] as const;
 export type Phase = (typeof PHASES)[number];
-
-export type OnFailure = "nothing-made" | "cleans-up" | "leaves-vm";
-
-export const ON_FAILURE: Record<Phase, OnFailure> = {
-  checkVmid: "nothing-made",
-  prepare: "nothing-made",
-  imageUrl: "nothing-made",
-  download: "nothing-made",
-  sshKey: "nothing-made",
-  createVm: "nothing-made",
-  importDisk: "cleans-up",
-  initConfig: "cleans-up",
-  migrate: "leaves-vm",
-  qmStart: "leaves-vm",
-  waitReady: "leaves-vm",
-  sshInit: "cleans-up",
-  qmReboot: "leaves-vm",
-  waitAfterReboot: "leaves-vm",
-  finalize: "leaves-vm",
-};
 
 /**
  * Phases with no step name of their own: a failure there closes the stream
@@ -194,7 +174,7 @@ export interface OpenBounds {
 }
 
 /** CheckAlive: 60 tries of `ssh -o ConnectTimeout=5`, each followed by a 5 s sleep. */
-export const SSH_WAIT_MS = 60 * (5_000 + 5_000);
+const SSH_WAIT_MS = 60 * (5_000 + 5_000);
 
 export const DEFAULT_OPEN_BOUNDS: OpenBounds = {
   imageDownloadMs: 30 * 60_000,

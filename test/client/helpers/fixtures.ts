@@ -6,7 +6,7 @@ import { OperationPipeline, type PipelineOptions } from "../../../provider/clien
 import type { Outcome, StreamEnd } from "../../../provider/client/stream/outcome";
 import type { InstallFacts, OperationEvent, OperationKind } from "../../../provider/client/stream/types";
 
-export const FIXTURE_DIR = join(__dirname, "..", "..", "fixtures", "streams");
+const FIXTURE_DIR = join(__dirname, "..", "..", "fixtures", "streams");
 
 export function fixtureNames(): string[] {
   return readdirSync(FIXTURE_DIR)
@@ -68,22 +68,6 @@ export function runPipeline(
   for (const c of chunks) p.push(c);
   const outcome = p.finish(end);
   return { events, facts, outcome, duplicates: p.duplicates, lastEventId: p.lastEventId };
-}
-
-/** The operation kind a fixture belongs to, from its name. */
-export function kindOf(name: string): OperationKind {
-  if (name.startsWith("install")) return "install";
-  if (name.startsWith("reboot")) return "reboot";
-  if (name.startsWith("migrate")) return "migrate";
-  return "start";
-}
-
-/** An async byte source over chunks, optionally pausing between them. */
-export async function* source(chunks: Iterable<Uint8Array>, pauseMs = 0): AsyncGenerator<Uint8Array> {
-  for (const c of chunks) {
-    if (pauseMs > 0) await sleep(pauseMs);
-    yield c;
-  }
 }
 
 export function sleep(ms: number): Promise<void> {

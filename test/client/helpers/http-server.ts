@@ -5,7 +5,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 
-export interface Recorded {
+interface Recorded {
   method: string;
   path: string;
   headers: IncomingMessage["headers"];
@@ -17,7 +17,7 @@ export interface Recorded {
   socketClosed: Promise<number>;
 }
 
-export type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void | Promise<void>;
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void | Promise<void>;
 
 export interface TestServer {
   url: string;

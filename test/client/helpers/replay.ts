@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 
-export const UPSTREAM_DIR = path.join(__dirname, "../../fixtures/upstream");
+const UPSTREAM_DIR = path.join(__dirname, "../../fixtures/upstream");
 
 // The recorder's own line after a response that ended; not part of the response.
 const TRAILER = /\n\n\[framing=[^\]\n]*\]\n$/;

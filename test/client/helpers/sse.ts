@@ -1,7 +1,6 @@
 // Building small streams in the server's exact format.
 export const ev = (step: string, status: string, message: string): string =>
   `data: {"step":"${step}","status":"${status}","message":"${message}"}\n\n`;
-export const bare = (message: string): string => `data: {"message": "${message}"}\n\n`;
 export const CLOSE = "event: close\ndata: {}\n\n";
 
 export const START_OK = [
