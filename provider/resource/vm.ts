@@ -46,37 +46,59 @@ export class Vm extends pulumi.dynamic.Resource {
   declare readonly password: pulumi.Output<string>;
 
   constructor(name: string, args: VmArgs, opts?: pulumi.CustomResourceOptions) {
-    const type = `pulumi-nodejs:dynamic/${MODULE}:${TYPE}`;
-    const props = {
-      ...args,
-      // Secrets stay secrets in state and output, whatever the caller passed.
-      password: args.password === undefined ? undefined : pulumi.secret(args.password),
-      connection: args.connection === undefined ? undefined : markCredentialsSecret(args.connection),
-      // Every output is declared (an output exists only for a key present here).
-      vmid: args.vmid,
-      ip: undefined,
-      vmName: undefined,
-      node: args.node,
-      user: args.user,
-      cpu: args.cpu,
-      memoryMb: args.memoryMb,
-      diskGb: args.diskGb,
-      running: args.running,
-      // The provider logs under this resource's URN (and derives the VM's name from it).
-      __urn: urnOf(name, type, opts?.parent),
-    };
-    super(
-      vmProvider,
-      name,
-      props,
-      {
-        ...opts,
-        additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "password", "connection"],
-      },
-      MODULE,
-      TYPE,
-    );
+    const limit = Error.stackTraceLimit;
+    if (!KEEP_PROMISE_STACKS) Error.stackTraceLimit = 0;
+    try {
+      super(vmProvider, name, propsOf(name, args, opts), optionsOf(opts), MODULE, TYPE);
+    } catch (err) {
+      Error.stackTraceLimit = limit;
+      // Made while stacks were off: it gets the stack of this `new Vm(...)`.
+      if (err instanceof Error && !err.stack?.includes("\n")) Error.captureStackTrace(err, Vm);
+      throw err;
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
   }
+}
+
+/**
+ * Declaring a resource makes four promises per property, and Pulumi's SDK
+ * gives each one a stack trace (`new Error().stack`, which the program's
+ * source-map support formats frame by frame at once) that it reads only to
+ * report leaked promises when PULUMI_DEBUG_PROMISE_LEAKS is set. For a Vm's
+ * fifteen properties that was most of what a program spends per VM, so the
+ * constructor turns stack traces off while it runs, unless that variable is
+ * set. The SDK's own record of where the resource was declared (its stack
+ * trace and source position in state) is unaffected: it lifts the limit for
+ * itself.
+ */
+const KEEP_PROMISE_STACKS = !!process.env.PULUMI_DEBUG_PROMISE_LEAKS;
+
+const TYPE_TOKEN = `pulumi-nodejs:dynamic/${MODULE}:${TYPE}`;
+
+function propsOf(name: string, args: VmArgs, opts: pulumi.CustomResourceOptions | undefined): pulumi.Inputs {
+  return {
+    ...args,
+    // Secrets stay secrets in state and output, whatever the caller passed.
+    password: args.password === undefined ? undefined : pulumi.secret(args.password),
+    connection: args.connection === undefined ? undefined : markCredentialsSecret(args.connection),
+    // Every output is declared (an output exists only for a key present here).
+    vmid: args.vmid,
+    ip: undefined,
+    vmName: undefined,
+    node: args.node,
+    user: args.user,
+    cpu: args.cpu,
+    memoryMb: args.memoryMb,
+    diskGb: args.diskGb,
+    running: args.running,
+    // The provider logs under this resource's URN (and derives the VM's name from it).
+    __urn: urnOf(name, TYPE_TOKEN, opts?.parent),
+  };
+}
+
+function optionsOf(opts: pulumi.CustomResourceOptions | undefined): pulumi.CustomResourceOptions {
+  return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "password", "connection"] };
 }
 
 /**

@@ -78,6 +78,13 @@ describe("up of three VMs", () => {
     expect(resources.job!.inputs.name).toBe(derivedName(resources.job!.urn!, LIMITS.nameMax));
   });
 
+  it("records where each Vm was declared, down to the program's line (stack traces are off only for promises)", () => {
+    for (const r of Object.values(fleet.resources()) as { stackTrace?: { sourcePosition?: string }[] }[]) {
+      const frames = (r.stackTrace ?? []).map((f) => f.sourcePosition ?? "");
+      expect(frames.some((f) => /^project:\/\/\/index\.ts#\d+,\d+$/.test(f))).toBe(true);
+    }
+  });
+
   it("shows each install's steps under its resource while it runs", () => {
     const lines = diagnostics(upTranscript.events, "web", "info");
     expect(lines.some((l) => /VM creation > creating VM/.test(l))).toBe(true);
