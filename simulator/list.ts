@@ -114,10 +114,29 @@ export function buildList(core: SimCore, disable: string): string {
     }))
     .sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
 
+  return encoded(core, { cluster, count: list.length, data: list, list });
+}
+
+/**
+ * The last body each simulator encoded, by the listing it encodes. Go-style
+ * encoding (gojson.ts) is the costly part of a list, and a fleet's creates
+ * list the same unchanged server again and again; the built-in encoder makes
+ * the key (the listing's numbers are never null, so its NaN-as-null cannot
+ * collide with another listing).
+ */
+const lastBody = new WeakMap<SimCore, { key: string; body: string }>();
+
+function encoded(core: SimCore, listing: object): string {
+  const key = JSON.stringify(listing);
+  const last = lastBody.get(core);
+  if (last?.key === key) return last.body;
+  let body: string;
   try {
-    return goJson({ cluster, count: list.length, data: list, list });
+    body = goJson(listing);
   } catch {
     // gin's render error: status and content type already set, nothing written.
-    return "";
+    body = "";
   }
+  lastBody.set(core, { key, body });
+  return body;
 }

@@ -119,6 +119,20 @@ describe("GET /api/vm/list", () => {
     expect(running.count).toBe(1);
   });
 
+  test("an answer reused for an unchanged server is byte for byte a fresh one, and any change shows at once", async () => {
+    const sim = await start({ vms: [{ vmid: 101, running: true }, { vmid: 102 }] });
+    const list = async () => (await request(sim.url, "GET", "/api/vm/list")).body;
+    const first = await list();
+    expect(await list()).toBe(first);
+    expect((await request(sim.url, "POST", "/api/vm/101/stop")).body).toBe("ok");
+    const stopped = JSON.parse(await list());
+    expect(stopped.list.find((v: { vmid: number }) => v.vmid === 101).running).toBe(false);
+    expect((await request(sim.url, "POST", "/api/vm/102/destroy")).body).toBe("ok");
+    expect(JSON.parse(await list()).list.map((v: { vmid: number }) => v.vmid)).toEqual([101]);
+    // the filtered listings are their own answers, not the last one
+    expect(JSON.parse((await request(sim.url, "GET", "/api/vm/list?disable=0")).body).list).toEqual([]);
+  });
+
   test("without the .go_qemu_disabled file the list fails with 500 text", async () => {
     const sim = await start({ disabled: null });
     const r = await request(sim.url, "GET", "/api/vm/list");
