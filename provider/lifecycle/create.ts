@@ -9,7 +9,7 @@
 // - the install stream, with its facts and the phase it reached;
 // - on failure, the decision table (decide.ts via failure.ts): a plain error,
 //   a partial create, one retry, or following a lost stream (follow.ts);
-// - on success, list and status confirm it (confirm.ts).
+// - on success, the server confirms it (confirm.ts: listed and running).
 //
 // Retries (only when nothing of the install was made): an auto-VMID install
 // that loses the VMID race to ANOTHER client (fails at `VM creation > creating

@@ -1,7 +1,7 @@
 // The install stream was lost (cut, silent, too long, or an answer from
 // something between us and the server), but the server carries on without a
 // listener and a stream cannot be resumed. So the install is followed by
-// asking the server: observe (list + status) -> decide (decide.ts, from the
+// asking the server: observe (observe.ts) -> decide (decide.ts, from the
 // install's timeline: until when the server may still create the VM, start
 // it, or remove it again) -> record. The follow ends as soon as the verdict
 // is known, and at the latest when the remaining steps could no longer take

@@ -1,4 +1,4 @@
-// Read: refresh a VM from the server's list (+ `status` for the power state),
+// Read: refresh a VM from the server's list (observe.ts: `status` only when it says stopped),
 // or read one by its VMID alone (no prior state: adopt, a lookup by id).
 //
 // - Gone from the list -> undefined (the glue removes it from state).

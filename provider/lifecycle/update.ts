@@ -5,7 +5,7 @@
 // `up` diffs against the truth and carries on from there.
 //
 // Decisions:
-// - The plan is made from the VM observed live (list + status), not from the
+// - The plan is made from the VM observed live (observe.ts), not from the
 //   stored state: a VM stopped or changed outside Pulumi is planned correctly.
 // - A VM that is gone, or whose VMID now names another VM, fails the update
 //   with advice (refresh, then up) instead of creating anything here.
