@@ -114,6 +114,16 @@ export async function newCliStack(opts: {
   };
 }
 
+/** The process exists (signal 0 asks without signalling). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Every process of a process group is gone (or signalled to go). */
 export function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {

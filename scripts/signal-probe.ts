@@ -19,6 +19,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation";
+import { alive } from "./cli-stack";
 import { engineEnv, ensureEngine, ROOT } from "./engine-env";
 
 const CASES = ["int1", "int2", "term", "kill9", "abort"] as const;
@@ -111,15 +112,6 @@ async function main(): Promise<void> {
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
     fs.rmSync(work, { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

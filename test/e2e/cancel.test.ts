@@ -10,6 +10,7 @@
 //   the install is still going on on the server, instead of following it and
 //   living on.
 import { execFileSync, spawn } from "node:child_process";
+import { alive } from "../../scripts/cli-stack";
 import { newFleet, orphans, type Fleet } from "./harness";
 
 jest.setTimeout(300_000);
@@ -94,15 +95,6 @@ function childProcess(parent: number, pattern: string): number | undefined {
     return pid > 0 ? pid : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

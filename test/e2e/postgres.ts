@@ -5,10 +5,10 @@
 // (`nobody`) and its commands run through runuser.
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import { freePort } from "../support/ports";
 
 const run = promisify(execFile);
 const DB_USER = "pulumi";
@@ -81,16 +81,4 @@ export async function startPostgres(bin: string): Promise<Postgres> {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** A loopback port nobody listens on right now (the server binds it a moment later). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }

@@ -3,7 +3,7 @@
 // config, a node the cluster does not have, two resources pinning one VMID, an
 // unreachable server (a warning, or nothing when offline); and what it says
 // about a VM whose install did not finish.
-import * as net from "node:net";
+import { freePort } from "../support/ports";
 import { newFleet, type Fleet } from "./harness";
 
 jest.setTimeout(300_000);
@@ -15,14 +15,6 @@ async function failure(run: () => Promise<unknown>): Promise<string> {
     return String(err);
   }
   throw new Error("the operation succeeded, expected it to fail");
-}
-
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 describe("preview refuses what would fail or be ignored at up", () => {
@@ -79,7 +71,7 @@ describe("preview with a server that cannot be reached", () => {
   let endpoint: string;
   beforeAll(async () => {
     fleet = await newFleet();
-    endpoint = `http://127.0.0.1:${await closedPort()}`;
+    endpoint = `http://127.0.0.1:${await freePort()}`;
     await fleet.stack.setConfig("goPveQemu:endpoint", { value: endpoint });
     await fleet.setVms({ web: { os: "ubuntu", version: "24.04", node: "pve2" } });
   });

@@ -1,4 +1,5 @@
 // States and inputs for unit tests: a VM as create records it.
+import type { VmEntry } from "../../provider/client/schemas";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
 
 export const ENDPOINT = "http://127.0.0.1:9";
@@ -33,4 +34,19 @@ export function stateOf(desired: VmInputs = inputs(), patch: Partial<VmState> = 
     installComplete: true,
     ...patch,
   } as VmState;
+}
+
+/** VM 101 as the server's list shows it (memory and disk in whole GiB). */
+export function listEntry(patch: Partial<VmEntry> = {}): VmEntry {
+  return {
+    vmid: 101,
+    name: "web-101",
+    os: "ubuntu",
+    running: true,
+    node: "pve1",
+    cpu: 2,
+    disk: 16,
+    memory: 2,
+    ...patch,
+  };
 }

@@ -4,7 +4,7 @@ import { read } from "../../provider/lifecycle";
 import type { LifecycleContext, VmState } from "../../provider/lifecycle";
 import type { GoPveQemuApi } from "../../provider/client/api";
 import type { VmEntry } from "../../provider/client/schemas";
-import { inputs, stateOf } from "./fixtures";
+import { inputs, listEntry, stateOf } from "./fixtures";
 
 function stub(entries: VmEntry[], status = "running"): LifecycleContext & { lines: string[] } {
   const lines: string[] = [];
@@ -19,22 +19,10 @@ function stub(entries: VmEntry[], status = "running"): LifecycleContext & { line
   };
 }
 
-const entry = (patch: Partial<VmEntry> = {}): VmEntry => ({
-  vmid: 101,
-  name: "web-101",
-  os: "ubuntu",
-  running: true,
-  node: "pve1",
-  cpu: 2,
-  disk: 16,
-  memory: 2,
-  ...patch,
-});
-
 describe("read: GiB truncation and drift", () => {
   test("memory 3000 MB lists as 2 GiB: kept, no drift", async () => {
     const s = stateOf(inputs({ memoryMb: 3000 }));
-    const ctx = stub([entry({ memory: 2 })]);
+    const ctx = stub([listEntry({ memory: 2 })]);
     const r = await read("101", s, ctx);
     expect(r?.state.memoryMb).toBe(3000);
     expect(r?.state).toEqual(s);
@@ -43,12 +31,12 @@ describe("read: GiB truncation and drift", () => {
 
   test("512 MB lists as 0 GiB: kept", async () => {
     const s = stateOf(inputs({ memoryMb: 512 }));
-    expect((await read("101", s, stub([entry({ memory: 0 })])))?.state.memoryMb).toBe(512);
+    expect((await read("101", s, stub([listEntry({ memory: 0 })])))?.state.memoryMb).toBe(512);
   });
 
   test("a listed value that cannot come from the known one is drift: listed*1024", async () => {
     const s = stateOf(inputs({ memoryMb: 3000 }));
-    const ctx = stub([entry({ memory: 4, cpu: 6, disk: 40, node: "pve2", running: false })], "stopped");
+    const ctx = stub([listEntry({ memory: 4, cpu: 6, disk: 40, node: "pve2", running: false })], "stopped");
     const r = await read("101", s, ctx);
     expect(r?.state).toMatchObject({ memoryMb: 4096, cpu: 6, diskGb: 40, node: "pve2", running: false });
     expect(ctx.lines.join("\n")).toContain(
@@ -58,13 +46,13 @@ describe("read: GiB truncation and drift", () => {
 
   test("gone -> undefined; VMID reused by another name -> undefined with a warning", async () => {
     expect(await read("101", stateOf(), stub([]))).toBeUndefined();
-    const ctx = stub([entry({ name: "other-101" })]);
+    const ctx = stub([listEntry({ name: "other-101" })]);
     expect(await read("101", stateOf(), ctx)).toBeUndefined();
     expect(ctx.lines[0]).toMatch(/^WARN VMID 101 .* now belongs to a VM named "other-101"/);
   });
 
   test("disabled: known values kept, said plainly", async () => {
-    const ctx = stub([entry({ node: "-", os: "-", cpu: 0, memory: 0, disk: 0, name: "whatever" })]);
+    const ctx = stub([listEntry({ node: "-", os: "-", cpu: 0, memory: 0, disk: 0, name: "whatever" })]);
     const r = await read("101", stateOf(), ctx);
     expect(r?.state).toMatchObject({
       disabled: true,
@@ -78,7 +66,7 @@ describe("read: GiB truncation and drift", () => {
   });
 
   test("without prior state: a full state and the inputs that describe the VM", async () => {
-    const ctx = stub([entry({ vmid: 130, name: "legacy-130", cpu: 4, memory: 8, disk: 32 })]);
+    const ctx = stub([listEntry({ vmid: 130, name: "legacy-130", cpu: 4, memory: 8, disk: 32 })]);
     ctx.connectionDefaults = { endpoint: "http://127.0.0.1:1" };
     const r = await read("130", {} as Partial<VmState>, ctx);
     expect(r?.id).toBe("130");

@@ -6,6 +6,7 @@ import { GoPveQemuClient } from "../../provider/client";
 import { ServerChecks, UNKNOWN } from "../../provider/lifecycle";
 import type { ResolvedConnection, VmInputs } from "../../provider/lifecycle";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
+import { freePort } from "../support/ports";
 
 const URN = (name: string) => `urn:pulumi:dev::proj::pulumi-nodejs:dynamic/goPveQemu:Vm::${name}`;
 const vm = (patch: Partial<Record<keyof VmInputs, unknown>> = {}) =>
@@ -28,15 +29,6 @@ function checksFor(endpoint: string, extra: { offline?: boolean; timeoutMs?: num
     offline: extra.offline ?? false,
     timeoutMs: extra.timeoutMs ?? 5000,
   });
-}
-
-/** A port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 describe("server checks", () => {
@@ -81,7 +73,7 @@ describe("server checks", () => {
   });
 
   test("an unreachable server is one warning naming the endpoint, and no failure", async () => {
-    const endpoint = `http://127.0.0.1:${await closedPort()}`;
+    const endpoint = `http://127.0.0.1:${await freePort()}`;
     const checks = checksFor(endpoint);
     const { reporter, warnings } = recorder();
     expect(await checks.check(URN("a"), vm({ node: "pve9" }), reporter)).toEqual([]);

@@ -13,18 +13,10 @@ import { shutdownAndWait } from "../../provider/lifecycle/power";
 import { redactor } from "../../provider/lifecycle/redact";
 import { loadRecording, replay } from "../client/helpers/replay";
 import type { ReplayServer } from "../client/helpers/replay";
+import { listEntry } from "./fixtures";
 
-const entry = (patch: Partial<VmEntry> = {}): VmEntry => ({
-  vmid: 150,
-  name: "web-150",
-  os: "ubuntu",
-  running: true,
-  node: "pve1",
-  cpu: 2,
-  disk: 16,
-  memory: 2,
-  ...patch,
-});
+/** VM 150, the VMID of the recordings. */
+const entry = (patch: Partial<VmEntry> = {}): VmEntry => listEntry({ vmid: 150, name: "web-150", ...patch });
 
 const servers: ReplayServer[] = [];
 const clients: GoPveQemuClient[] = [];

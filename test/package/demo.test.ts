@@ -5,22 +5,14 @@
 // simulated time 2000x faster.
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { ROOT } from "../../scripts/engine-env";
+import { freePort } from "../support/ports";
 
 jest.setTimeout(240_000);
 
 const exec = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 describe("npm run demo", () => {
   let dir: string;

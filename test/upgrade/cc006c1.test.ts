@@ -8,8 +8,8 @@ jest.setTimeout(300_000);
 
 upgradeSuite(
   { dir: "cc006c1", stack: "prev", serverNames: ["cache-2fe256e7-104", "spare-101", "web-121", "worker-103"] },
-  (outputs) => {
+  (vms) => {
     // The derived name is kept: the VM is the same one, not replaced.
-    expect(outputs().cache).toMatchObject({ vmid: 104, vmName: "cache-2fe256e7-104", running: true });
+    expect(vms.cache).toMatchObject({ vmid: 104, vmName: "cache-2fe256e7-104", running: true });
   },
 );

@@ -24,7 +24,8 @@ export interface Release {
 
 type VmOutputs = Record<string, { vmid: number; vmName: string; node: string; running: boolean }>;
 
-export function upgradeSuite(release: Release, more?: (outputs: () => VmOutputs) => void): void {
+/** `more`: the release's own checks of the outputs of the no-op `up`. */
+export function upgradeSuite(release: Release, more?: (vms: VmOutputs) => void): void {
   const fixture = path.join(__dirname, "..", "fixtures", "upgrade", release.dir);
   const exported = JSON.parse(fs.readFileSync(path.join(fixture, "stack.json"), "utf8"));
   /** The endpoint the release's simulator had; the resources' stored connection names it. */
@@ -35,7 +36,6 @@ export function upgradeSuite(release: Release, more?: (outputs: () => VmOutputs)
   let scratch: string;
   let sim: SimulatorHandle;
   let fleet: Fleet;
-  let upOutputs: VmOutputs = {};
 
   beforeAll(async () => {
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-upgrade-"));
@@ -99,11 +99,10 @@ export function upgradeSuite(release: Release, more?: (outputs: () => VmOutputs)
     expect(up.summary.resourceChanges).toEqual({ same: vmCount + 1 });
     expect(sim.stats().installsStarted).toBe(installs);
     const vms = up.outputs.vms!.value as VmOutputs;
-    upOutputs = vms;
     expect(vms.web).toMatchObject({ vmid: 121, vmName: "web-121", running: true });
     expect(vms.spare).toMatchObject({ node: "pve2", running: false });
     expect(vms.worker!.vmName).toBe(`worker-${vms.worker!.vmid}`);
-    more?.(() => upOutputs);
+    more?.(vms);
 
     await fleet.refresh();
     expect(Object.keys(fleet.resources()).sort()).toEqual(Object.keys(vms).sort());
