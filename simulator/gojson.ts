@@ -205,9 +205,14 @@ export function decodeGo(text: string): Decoded {
   }
 }
 
+const GO_ESCAPED = /[<>&\u2028\u2029]/;
+
 /** Go's json.Marshal of a string: JSON escapes plus <, >, & and U+2028/9 as \u escapes. */
 function goJsonString(s: string): string {
-  return JSON.stringify(s)
+  const plain = JSON.stringify(s);
+  // Most strings (every key, most values) need none of Go's extra escapes.
+  if (!GO_ESCAPED.test(plain)) return plain;
+  return plain
     .replace(/</g, "\\u003c")
     .replace(/>/g, "\\u003e")
     .replace(/&/g, "\\u0026")

@@ -28,9 +28,10 @@ export interface ConnectionOptions {
   streamOverallTimeoutMs?: number;
   /**
    * Concurrent `list` calls share one request, and a list that started at most
-   * this long ago (with no write to the server since) serves later calls too
-   * (list-cache.ts). Keep it well below any poll interval. Default 0: every
-   * call makes its own request.
+   * this long ago (with no write to the server since) serves later calls too;
+   * new requests start at most one per min(this, 100 ms), later calls joining
+   * the one that waits (list-cache.ts). Keep it well below any poll interval.
+   * Default 0: every call makes its own request at once.
    */
   listShareMs?: number;
 }
@@ -63,6 +64,8 @@ export interface RequestOptions {
 export interface ListOptions extends RequestOptions {
   /** A new request, never a shared answer (see ConnectionOptions.listShareMs). */
   fresh?: boolean;
+  /** Starts at once, never waiting for the pace of shared lists: for a caller that holds the install lock. */
+  immediate?: boolean;
 }
 
 /** The power state word from GET /vm/:id/status ("running", "stopped", ...). */

@@ -138,7 +138,8 @@ async function attemptInstall(job: InstallJob, attempt: number): Promise<Attempt
 /** The VMs that exist before the install. */
 async function listBefore(job: InstallJob): Promise<VmEntry[]> {
   try {
-    return (await job.client.list({ signal: job.ctx.signal })).vms;
+    // Installs to one server wait for each other here (vmid-lock.ts): no pacing.
+    return (await job.client.list({ signal: job.ctx.signal, immediate: true })).vms;
   } catch (err) {
     throw new LifecycleError(
       `could not list the VMs on ${job.conn.endpoint} before installing (nothing was created): ${errorText(err, job.redact)}`,

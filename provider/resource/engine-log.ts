@@ -21,7 +21,7 @@ import type { Reporter } from "../lifecycle";
 /** A line waits at most this long for company. */
 const WINDOW_MS = 100;
 /** ...and at most this many lines are held back. */
-const MAX_PENDING = 64;
+const MAX_PENDING = 256;
 
 let client: engrpc.EngineClient | null | undefined;
 
