@@ -36,7 +36,7 @@
 export type Clock = () => number;
 
 /** Runs `run` after `ms` milliseconds and returns what cancels it; injected by tests. */
-export type Schedule = (ms: number, run: () => void) => () => void;
+type Schedule = (ms: number, run: () => void) => () => void;
 
 const timer: Schedule = (ms, run) => {
   const t = setTimeout(run, ms);
