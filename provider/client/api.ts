@@ -29,9 +29,9 @@ export interface ConnectionOptions {
   /**
    * Concurrent `list` calls share one request, and a list that started at most
    * this long ago (with no write to the server since) serves later calls too;
-   * new requests start at most one per min(this, 100 ms), later calls joining
-   * the one that waits (list-cache.ts). Keep it well below any poll interval.
-   * Default 0: every call makes its own request at once.
+   * a call that cannot share the request in flight waits for it and shares
+   * the next (list-cache.ts). Keep it well below any poll interval. Default 0:
+   * every call makes its own request at once.
    */
   listShareMs?: number;
 }
@@ -64,7 +64,7 @@ export interface RequestOptions {
 export interface ListOptions extends RequestOptions {
   /** A new request, never a shared answer (see ConnectionOptions.listShareMs). */
   fresh?: boolean;
-  /** Starts at once, never waiting for the pace of shared lists: for a caller that holds the install lock. */
+  /** Starts at once, never waiting for a shared list in flight: for a caller that holds the install lock. */
   immediate?: boolean;
 }
 

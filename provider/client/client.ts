@@ -14,7 +14,7 @@ import type {
 } from "./api";
 import { openConnection, type Connection } from "./connection";
 import { CancelledError, ResponseShapeError, type ErrorContext } from "./errors";
-import { ListCache, serverWrites, sharePaceMs, type ServerWrites } from "./list-cache";
+import { ListCache, serverWrites, type ServerWrites } from "./list-cache";
 import { label, requestPlain, serverWords, type Method, type PlainAnswer } from "./http";
 import { runOperation, type OperationRequest } from "./operation";
 import { ListResponseSchema, OkTextSchema, PowerStatusSchema, type InstallRequest, type VmList } from "./schemas";
@@ -37,7 +37,7 @@ export class GoPveQemuClient implements GoPveQemuApi {
       const ctx = this.ctx("GET", "/vm/list");
       return new CancelledError(`${ctx.endpoint} to ${this.conn.origin} was cancelled`, ctx, { cause: signal.reason });
     };
-    this.lists = new ListCache(this.writes, windowMs, cancelled, undefined, { ms: sharePaceMs(windowMs) });
+    this.lists = new ListCache(this.writes, windowMs, cancelled, undefined, true);
   }
 
   // ---- plain endpoints -------------------------------------------------------

@@ -15,13 +15,14 @@
 //   finished never serves a read that starts after it, and no read shares a
 //   list across the start of a write.
 // - Under a stream of reads that cannot share (a fleet of installs, each
-//   confirming its VM just after its own write ended), new requests are
-//   paced: at most one starts per `paceMs`, and a read that finds the next
-//   one waiting joins it. A waiting request starts after every read that
-//   joined it began, so pacing never serves an older view; it only adds up
-//   to `paceMs` before the answer. A read that must not wait (`immediate`:
-//   one made while holding the install lock, which serialises installs)
-//   starts the waiting request at once, or a new one.
+//   confirming its VM just after its own write ended), requests follow each
+//   other: while one is in flight, a read that cannot share it waits for it
+//   to end and then shares the next one, which starts after every read that
+//   joined it began. So no read is ever served an older view; waiting costs
+//   at most one list's time, and N such reads cost about one list per list
+//   time instead of N. A read that must not wait (`immediate`: one made
+//   while holding the install lock, which serialises installs) starts the
+//   waiting request at once, or a new one.
 // - A list with a per-call timeout is a request of its own (client.ts).
 // - `fresh: true` asks for a new request (which later reads may then share).
 // - A window of 0 shares nothing: every call makes its own request.
@@ -35,14 +36,6 @@
 /** Milliseconds on a monotonic clock; injected by tests. */
 export type Clock = () => number;
 
-/** Runs `run` after `ms` milliseconds and returns what cancels it; injected by tests. */
-type Schedule = (ms: number, run: () => void) => () => void;
-
-const timer: Schedule = (ms, run) => {
-  const t = setTimeout(run, ms);
-  return () => clearTimeout(t);
-};
-
 /** The longest window, whatever the poll interval. */
 const MAX_SHARE_WINDOW_MS = 500;
 
@@ -54,18 +47,6 @@ const MAX_SHARE_WINDOW_MS = 500;
  */
 export function shareWindowMs(pollIntervalMs: number): number {
   return Math.max(0, Math.min(MAX_SHARE_WINDOW_MS, Math.floor(pollIntervalMs / 4)));
-}
-
-/** The longest pace, whatever the window. */
-const MAX_PACE_MS = 100;
-
-/**
- * The pace for a share window of `windowMs`: at most one new list per 100 ms
- * (a poll interval is seconds; a confirm after a minutes-long install does
- * not notice), never longer than the window itself.
- */
-export function sharePaceMs(windowMs: number): number {
-  return Math.max(0, Math.min(MAX_PACE_MS, windowMs));
 }
 
 /**
@@ -110,13 +91,13 @@ export function serverWrites(apiUrl: string): ServerWrites {
 }
 
 interface Entry<T> {
-  /** When the request started; undefined while a paced request waits its turn. */
+  /** When the request started; undefined while it waits for the one in flight. */
   startedAt: number | undefined;
   generation: number;
   answer: Promise<T>;
   /** Aborts the shared request once no caller waits for it. */
   controller: AbortController;
-  /** While a paced request waits: starts it now. */
+  /** While it waits: starts it now. */
   startNow?: () => void;
   /** Callers waiting that can still abort; Infinity once one cannot (it has no signal). */
   abortable: number;
@@ -125,20 +106,14 @@ interface Entry<T> {
 export interface ShareOptions {
   fresh?: boolean;
   signal?: AbortSignal;
-  /** Never wait for the pace. */
+  /** Never wait for a request in flight. */
   immediate?: boolean;
-}
-
-export interface Pace {
-  /** At most one new request per this many ms (0: no pacing). */
-  ms: number;
-  schedule?: Schedule;
 }
 
 export class ListCache<T> {
   private entry: Entry<T> | undefined;
-  /** When the latest request started. */
-  private lastStart: number | undefined;
+  /** The latest request that started and has not ended. */
+  private inFlight: Promise<unknown> | undefined;
 
   /**
    * @param cancelled the error a caller gets when its signal aborts its read
@@ -149,7 +124,8 @@ export class ListCache<T> {
     private readonly windowMs: number,
     private readonly cancelled: (signal: AbortSignal) => Error,
     private readonly now: Clock = () => performance.now(),
-    private readonly pace: Pace = { ms: 0 },
+    /** Requests follow each other (see above); off, each read that cannot share starts one at once. */
+    private readonly followUp = false,
   ) {}
 
   /** The answer of a shareable list request, or of a new one made with `request`. */
@@ -161,7 +137,7 @@ export class ListCache<T> {
       if (opts.immediate) e.startNow?.();
       return this.join(e, opts.signal);
     }
-    return this.join(this.start(now, request, opts.immediate === true), opts.signal);
+    return this.join(this.start(request, opts.immediate === true), opts.signal);
   }
 
   private shareable(e: Entry<T>, opts: ShareOptions, now: number): boolean {
@@ -170,44 +146,47 @@ export class ListCache<T> {
     return !opts.fresh && e.generation === this.writes.generation && now - e.startedAt <= this.windowMs;
   }
 
-  private start(now: number, request: (signal?: AbortSignal) => Promise<T>, immediate: boolean): Entry<T> {
+  private start(request: (signal?: AbortSignal) => Promise<T>, immediate: boolean): Entry<T> {
     const controller = new AbortController();
     const entry: Entry<T> = { startedAt: undefined, generation: 0, answer: undefined!, controller, abortable: 0 };
     const begin = (): Promise<T> => {
       entry.startedAt = this.now();
       entry.generation = this.writes.generation;
-      this.lastStart = entry.startedAt;
-      return request(controller.signal);
+      const answer = request(controller.signal);
+      this.inFlight = answer;
+      const ended = (): void => {
+        if (this.inFlight === answer) this.inFlight = undefined;
+      };
+      answer.then(ended, ended);
+      return answer;
     };
-    const wait = this.lastStart === undefined || immediate ? 0 : this.lastStart + this.pace.ms - now;
-    if (wait > 0) {
-      // Until it starts, every read joins this one (shareable): one waits at a time.
-      entry.answer = this.later(entry, wait, begin);
-    } else {
-      entry.answer = begin();
-    }
+    const busy = this.followUp && !immediate ? this.inFlight : undefined;
+    // Until it starts, every read joins this one (shareable): one waits at a time.
+    entry.answer = busy ? this.after(entry, busy, begin) : begin();
     this.entry = entry;
     entry.answer.catch(() => this.drop(entry));
     return entry;
   }
 
-  /** `begin` after `ms` (or at startNow), unless every caller has gone first. */
-  private later(entry: Entry<T>, ms: number, begin: () => Promise<T>): Promise<T> {
+  /** `begin` once `busy` has ended (or at startNow), unless every caller has gone first. */
+  private after(entry: Entry<T>, busy: Promise<unknown>, begin: () => Promise<T>): Promise<T> {
     const signal = entry.controller.signal;
     return new Promise<T>((resolve, reject) => {
+      let waiting = true;
       const onAbort = (): void => {
-        cancel();
+        waiting = false;
         reject(signal.reason);
       };
       const run = (): void => {
-        cancel();
+        if (!waiting) return;
+        waiting = false;
         entry.startNow = undefined;
         signal.removeEventListener("abort", onAbort);
         begin().then(resolve, reject);
       };
-      const cancel = (this.pace.schedule ?? timer)(ms, run);
       entry.startNow = run;
       signal.addEventListener("abort", onAbort, { once: true });
+      busy.then(run, run);
     });
   }
 

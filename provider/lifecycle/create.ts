@@ -138,7 +138,7 @@ async function attemptInstall(job: InstallJob, attempt: number): Promise<Attempt
 /** The VMs that exist before the install. */
 async function listBefore(job: InstallJob): Promise<VmEntry[]> {
   try {
-    // Installs to one server wait for each other here (vmid-lock.ts): no pacing.
+    // Installs to one server wait for each other here (vmid-lock.ts): no waiting for other lists.
     return (await job.client.list({ signal: job.ctx.signal, immediate: true })).vms;
   } catch (err) {
     throw new LifecycleError(

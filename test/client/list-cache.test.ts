@@ -2,7 +2,7 @@
 // that answer when the test says so: sharing in flight and within the
 // window, never across a write (started, finished or failed), fresh reads,
 // signals (each caller's ends only its own read), failures, and polling loops that always see a newer list.
-import { ListCache, ServerWrites, serverWrites, sharePaceMs, shareWindowMs } from "../../provider/client/list-cache";
+import { ListCache, ServerWrites, serverWrites, shareWindowMs } from "../../provider/client/list-cache";
 
 /** A request the test answers (or fails) by hand; `made` counts requests. */
 function requests() {
@@ -312,139 +312,129 @@ describe("polling", () => {
   });
 });
 
-describe("pacing", () => {
-  /** A cache with a pace, on an injected clock and timer the test fires by hand. */
-  function paced(windowMs = 500, paceMs = 100) {
+describe("requests that follow each other", () => {
+  /** A cache whose requests follow each other (as the client's do). */
+  function following(windowMs = 500) {
     let t = 1000;
     const writes = new ServerWrites();
     const r = requests();
-    const timers: { at: number; run: () => void; cancelled: boolean }[] = [];
-    const schedule = (ms: number, run: () => void) => {
-      const timer = { at: t + ms, run, cancelled: false };
-      timers.push(timer);
-      return () => (timer.cancelled = true);
-    };
-    const cache = new ListCache<string>(writes, windowMs, cancelled, () => t, { ms: paceMs, schedule });
+    const cache = new ListCache<string>(writes, windowMs, cancelled, () => t, true);
     return {
       writes,
       r,
-      timers,
       get: (opts = {}) => cache.get(opts, r.request),
-      /** Moves the clock and fires the timers that are due. */
-      advance(ms: number) {
-        t += ms;
-        for (const timer of timers.filter((x) => !x.cancelled && x.at <= t)) {
-          timer.cancelled = true;
-          timer.run();
-        }
-      },
+      advance: (ms: number) => (t += ms),
     };
   }
 
-  /** A read that cannot share the last list: a write started and ended since. */
-  async function afterWrite(s: ReturnType<typeof paced>) {
+  /** A write that starts and ends: no read after it may share an earlier list. */
+  async function aWrite(s: ReturnType<typeof following>) {
     await s.writes.around(async () => undefined);
   }
 
-  it("reads that cannot share the last list wait for one request, started a pace after the last", async () => {
-    const s = paced();
+  /** Lets the callbacks of settled requests run. */
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("reads that cannot share the list in flight wait for it to end, then share one new request", async () => {
+    const s = following();
     const first = s.get();
-    s.r.answer(0);
-    await first;
-    await afterWrite(s);
-    s.advance(30);
+    await aWrite(s);
     const a = s.get();
-    await afterWrite(s); // the waiting request starts after both reads began: b may join it
-    s.advance(20);
-    const b = s.get();
+    await aWrite(s); // the waiting request starts after both reads began: b may join it
+    const b = s.get({ fresh: true });
     expect(s.r.made).toBe(1);
-    s.advance(49);
-    expect(s.r.made).toBe(1);
-    s.advance(1); // 100 ms after the first request started
+    s.r.answer(0);
+    await expect(first).resolves.toBe("list-0");
+    await settle();
     expect(s.r.made).toBe(2);
     s.r.answer(1);
     await expect(Promise.all([a, b])).resolves.toEqual(["list-1", "list-1"]);
   });
 
-  it("a read after the pace has passed starts at once", async () => {
-    const s = paced();
+  it("a failed request in flight releases the waiting one too", async () => {
+    const s = following();
+    const first = s.get();
+    await aWrite(s);
+    const next = s.get();
+    s.r.pending[0]!.reject(new Error("connection refused"));
+    await expect(first).rejects.toThrow("connection refused");
+    await settle();
+    expect(s.r.made).toBe(2);
+    s.r.answer(1);
+    await expect(next).resolves.toBe("list-1");
+  });
+
+  it("with nothing in flight, a read that cannot share starts at once", async () => {
+    const s = following();
     const first = s.get();
     s.r.answer(0);
     await first;
-    await afterWrite(s);
-    s.advance(100);
+    await aWrite(s);
     void s.get();
     expect(s.r.made).toBe(2);
-    expect(s.timers).toHaveLength(0);
   });
 
-  it("once the waiting request has started, a read after a write does not join it but waits for the next", async () => {
-    const s = paced();
+  it("once the waiting request has started, a read after a write waits for it in turn", async () => {
+    const s = following();
     void s.get();
-    await afterWrite(s);
-    void s.get(); // waits
-    s.advance(100);
+    await aWrite(s);
+    void s.get(); // waits for request 0
+    s.r.answer(0);
+    await settle();
     expect(s.r.made).toBe(2);
-    await afterWrite(s);
-    void s.get();
+    await aWrite(s);
+    void s.get(); // cannot share request 1: waits for it
     expect(s.r.made).toBe(2);
-    s.advance(100);
+    s.r.answer(1);
+    await settle();
     expect(s.r.made).toBe(3);
   });
 
-  it("fresh reads join a waiting request (it starts after them), never a started one", async () => {
-    const s = paced();
+  it("an immediate read starts the waiting request at once, for everyone waiting, and it is not started twice", async () => {
+    const s = following();
     void s.get();
-    const fresh = s.get({ fresh: true }); // cannot share the first: waits
-    const again = s.get({ fresh: true });
-    expect(s.r.made).toBe(1);
-    s.advance(100);
-    expect(s.r.made).toBe(2);
-    s.r.answer(1);
-    await expect(Promise.all([fresh, again])).resolves.toEqual(["list-1", "list-1"]);
-  });
-
-  it("an immediate read starts the waiting request at once, for everyone waiting", async () => {
-    const s = paced();
-    void s.get();
-    await afterWrite(s);
+    await aWrite(s);
     const waiting = s.get();
     expect(s.r.made).toBe(1);
     const now = s.get({ immediate: true });
     expect(s.r.made).toBe(2);
-    s.advance(100); // the cancelled timer starts nothing more
+    s.r.answer(0); // the one it waited for ends: nothing more starts
+    await settle();
     expect(s.r.made).toBe(2);
     s.r.answer(1);
     await expect(Promise.all([waiting, now])).resolves.toEqual(["list-1", "list-1"]);
   });
 
   it("an immediate read that cannot share starts a request of its own at once", async () => {
-    const s = paced();
+    const s = following();
     void s.get();
-    await afterWrite(s);
+    await aWrite(s);
     void s.get({ immediate: true });
     expect(s.r.made).toBe(2);
-    expect(s.timers).toHaveLength(0);
   });
 
-  it("when every caller of a waiting request aborts, no request is made; the pace counts from the last request that started", async () => {
-    const s = paced();
-    void s.get();
-    await afterWrite(s);
+  it("when every caller of a waiting request aborts, it never starts, and the next read starts one at once", async () => {
+    const s = following();
+    const first = s.get();
+    await aWrite(s);
     const a = new AbortController();
     const gone = s.get({ signal: a.signal });
     a.abort("user");
     await expect(gone).rejects.toBeInstanceOf(Cancelled);
-    s.advance(100);
+    s.r.answer(0);
+    await first;
+    await settle();
     expect(s.r.made).toBe(1);
-    await afterWrite(s);
+    await aWrite(s);
     void s.get();
     expect(s.r.made).toBe(2);
   });
 
-  it("sharePaceMs is at most 100 ms and never more than the window", () => {
-    expect(sharePaceMs(500)).toBe(100);
-    expect(sharePaceMs(60)).toBe(60);
-    expect(sharePaceMs(0)).toBe(0);
+  it("off (the default), a read that cannot share the list in flight makes its own request at once", async () => {
+    const s = setup(500);
+    void s.get();
+    await s.writes.around(async () => undefined);
+    void s.get();
+    expect(s.r.made).toBe(2);
   });
 });

@@ -50,7 +50,7 @@ test("an in-band error frame: the stream's failure; the install is followed and 
   // running from the first look: the SSH wait (10 min) and the init script's bound (20 min) had to pass
   expect(clock.elapsed()).toBeGreaterThanOrEqual(30 * 60_000);
   // The list before the install runs while installs to this server wait for each other: it never
-  // waits for the pace of shared lists. The follow's looks may.
+  // waits for a shared list in flight. The follow's looks may.
   expect(lists[0]).toMatchObject({ immediate: true });
   expect(lists.length).toBeGreaterThan(1);
   expect(lists.slice(1).every((o) => o.immediate === undefined)).toBe(true);
