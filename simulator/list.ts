@@ -125,11 +125,10 @@ function goBody(listing: { cluster: object[]; count: number; data: ListedVm[] })
 
 /**
  * The last body each simulator encoded, by the listing it encodes (`data`
- * only: `list` is the same slice). Go-style
- * encoding (gojson.ts) is the costly part of a list, and a fleet's creates
- * list the same unchanged server again and again; the built-in encoder makes
- * the key (the listing's numbers are never null, so its NaN-as-null cannot
- * collide with another listing).
+ * only: `list` is the same slice). Go-style encoding (gojson.ts) is the
+ * costly part of a list, and a fleet's creates list the same unchanged server
+ * again and again; the built-in encoder makes the key (the listing's numbers
+ * are never null, so its NaN-as-null cannot collide with another listing).
  */
 const lastBody = new WeakMap<SimCore, { key: string; body: string }>();
 
