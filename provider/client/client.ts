@@ -37,7 +37,9 @@ export class GoPveQemuClient implements GoPveQemuApi {
       const ctx = this.ctx("GET", "/vm/list");
       return new CancelledError(`${ctx.endpoint} to ${this.conn.origin} was cancelled`, ctx, { cause: signal.reason });
     };
-    this.lists = new ListCache(this.writes, windowMs, cancelled, undefined, true);
+    // The system clock; requests follow each other (a read that cannot share the one in flight waits for the next).
+    const followUp = true;
+    this.lists = new ListCache(this.writes, windowMs, cancelled, undefined, followUp);
   }
 
   // ---- plain endpoints -------------------------------------------------------

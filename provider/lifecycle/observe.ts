@@ -61,8 +61,9 @@ export function isDisabled(entry: Pick<VmEntry, "node">): boolean {
 
 /**
  * Looks at VM `vmid`: the list, then `status` when the list says it is
- * stopped (unless unlisted, disabled, another VM's, or not wanted). A list that fails is thrown as the client's error; a status
- * that fails is recorded, not thrown, unless the signal fired.
+ * stopped (unless unlisted, disabled, another VM's, or not wanted). A list
+ * that fails is thrown as the client's error; a status that fails is
+ * recorded, not thrown, unless the signal fired.
  */
 export async function observe(
   client: GoPveQemuApi,
