@@ -69,7 +69,7 @@ export interface BenchStack {
  * e.g. NODE_OPTIONS for a CPU profile.
  */
 export async function newStack(
-  program: "vms" | "noop",
+  program: "vms" | "noop" | "shaped",
   config: Record<string, string | number>,
   extraEnv: Record<string, string> = {},
 ): Promise<BenchStack> {
@@ -111,6 +111,54 @@ export async function newStack(
       fs.rmSync(workDir, { recursive: true, force: true });
     },
   };
+}
+
+/** What bench/programs/shaped reads from BENCH_VM_STATE: one Vm's state, secrets in plaintext. */
+export interface VmStateTemplate {
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown>;
+  secretOutputs: string[];
+}
+
+/** Pulumi's marker of a secret in an exported deployment (its `plaintext` with --show-secrets). */
+const SECRET_SIG = { key: "4dabf18193072939515e22adb298388d", value: "1b47061264138c4ac30d75fd1eb44270" };
+
+/**
+ * The state one Vm holds, from a real `pulumi up` of one VM against `endpoint`:
+ * its inputs and outputs without the serialized provider (each program has
+ * its own), secrets decrypted (the export shows them), and which outputs are
+ * secrets.
+ */
+export async function vmStateTemplate(endpoint: string): Promise<VmStateTemplate> {
+  const s = await newStack("vms", { count: 1, "goPveQemu:endpoint": endpoint });
+  try {
+    await s.up();
+    const deployment = (await s.stack.exportStack()).deployment as {
+      resources?: { type: string; inputs?: Bag; outputs?: Bag; additionalSecretOutputs?: string[] }[];
+    };
+    const vm = deployment.resources?.find((r) => r.type.endsWith(":Vm"));
+    if (!vm?.inputs || !vm.outputs) throw new Error("the state of a Vm: no Vm resource in the exported stack");
+    return {
+      inputs: plain(vm.inputs),
+      outputs: plain(vm.outputs),
+      secretOutputs: vm.additionalSecretOutputs ?? [],
+    };
+  } finally {
+    await s.dispose();
+  }
+}
+
+type Bag = Record<string, unknown>;
+
+function plain(bag: Bag): Bag {
+  const out: Bag = {};
+  for (const [k, v] of Object.entries(bag)) {
+    if (k === "__provider") continue;
+    const secret = typeof v === "object" && v !== null ? (v as Bag) : undefined;
+    const isSecret = secret?.[SECRET_SIG.key] === SECRET_SIG.value && typeof secret.plaintext === "string";
+    out[k] = isSecret ? JSON.parse(secret.plaintext as string) : v;
+  }
+  return out;
 }
 
 /** Removes program copies a crashed run left behind (tsc would compile them into dist/). */

@@ -3,8 +3,12 @@
 // answers at once): `pulumi up`, then `pulumi refresh`, then `pulumi preview`
 // of the stack as it stands. Beside it, the same three on N no-op dynamic
 // resources (their provider's create returns at once, and they have no read
-// or diff: the engine's own floor). Same engine, same kind of backend, a
-// fresh stack (and a fresh simulator) for every run.
+// or diff: the engine's own floor), and on N no-op resources that carry the
+// state of a real Vm (bench/programs/shaped: its inputs, outputs and secret
+// outputs, captured once from an `up` of one VM). That third column splits a
+// Vm's cost into what the engine charges for the state it holds (shaped vs
+// floor) and what the provider's own work adds (Vm vs shaped). Same engine,
+// same kind of backend, a fresh stack (and a fresh simulator) for every run.
 //
 // Run: `npm run build && node dist/bench/engine-overhead.js [--quick] [--reps N] [--ns 10,100]
 //       [--profile DIR]` (--profile: CPU profiles of every Node.js process the engine starts,
@@ -14,14 +18,16 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { startSimulator } from "../simulator";
-import { QUICK, aim, cpuMs, warmUp, median, msStr, newStack, runMain, spread } from "./common";
+import { QUICK, aim, cpuMs, warmUp, median, msStr, newStack, runMain, spread, vmStateTemplate } from "./common";
+import type { VmStateTemplate } from "./common";
 
 const NS = listArg("--ns") ?? (QUICK ? [2, 5] : [10, 25, 50, 100]);
 const REPS = repsArg(QUICK ? 1 : 5);
 const PROFILE = stringArg("--profile");
 const OPS = ["up", "refresh", "preview"] as const;
 type Op = (typeof OPS)[number];
-type Kind = "floor" | "vm";
+type Kind = "floor" | "shaped" | "vm";
+const KINDS: readonly Kind[] = ["floor", "shaped", "vm"];
 /** The aim: each operation on N Vms within this factor of the same operation on N no-op resources. */
 const AIM_RATIO = 1.2;
 /** The aim: `up`'s cost per VM of the last segment within this factor of the first segment's. */
@@ -98,16 +104,16 @@ function delta(before: Record<string, number>, after: Record<string, number>): R
   return out;
 }
 
-async function run(kind: Kind, n: number): Promise<Run> {
+async function run(kind: Kind, n: number, template: VmStateTemplate): Promise<Run> {
   const sim = kind === "vm" ? await startSimulator({ durationsZero: true, sshKey: true }) : undefined;
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = kind === "shaped" ? { BENCH_VM_STATE: JSON.stringify(template) } : {};
   if (PROFILE) {
     env.NODE_OPTIONS = `--require ${path.join(__dirname, "profile-hook.js")}`;
     env.GPQ_PROFILE_DIR = path.resolve(PROFILE, `${kind}-n${n}`);
   }
   const s = sim
     ? await newStack("vms", { count: n, "goPveQemu:endpoint": sim.url }, env)
-    : await newStack("noop", { count: n }, env);
+    : await newStack(kind === "shaped" ? "shaped" : "noop", { count: n }, env);
   try {
     const requests = (): Record<string, number> => ({ ...(sim?.stats().requests ?? {}) });
     const once = async (op: Op): Promise<OpRun> => {
@@ -146,22 +152,36 @@ async function run(kind: Kind, n: number): Promise<Run> {
 
 const total = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
 
+/** One Vm's state from an `up` of one VM on a simulator of its own, for the shaped runs. */
+async function captureTemplate(): Promise<VmStateTemplate> {
+  const sim = await startSimulator({ durationsZero: true, sshKey: true });
+  try {
+    return await vmStateTemplate(sim.url);
+  } finally {
+    await sim.close();
+  }
+}
+
 async function main(): Promise<void> {
   console.log(
     `engine overhead: on a fresh stack of N Vms (simulator, every step 0 ms, auto VMIDs, default --parallel): ` +
-      `up, then refresh, then preview; vs the same on N no-op dynamic resources; ${REPS} interleaved repetition(s), medians` +
+      `up, then refresh, then preview; vs the same on N no-op dynamic resources (floor) and on N no-op resources carrying a Vm's state (shaped); ` +
+      `${REPS} interleaved repetition(s), medians` +
       `${QUICK ? " (--quick)" : ""}${PROFILE ? `; CPU profiles in ${PROFILE}` : ""}`,
   );
   await warmUp();
+  const template = await captureTemplate();
   const runs: Record<Kind, Map<number, Run[]>> = {
     floor: new Map(NS.map((n) => [n, []])),
+    shaped: new Map(NS.map((n) => [n, []])),
     vm: new Map(NS.map((n) => [n, []])),
   };
   for (let r = 0; r < REPS; r++) {
     for (const n of NS) {
-      // A B, then B A on the next repetition: drift on a shared machine hits both alike.
-      const order: Kind[] = (r + NS.indexOf(n)) % 2 === 0 ? ["floor", "vm"] : ["vm", "floor"];
-      for (const kind of order) runs[kind].get(n)!.push(await run(kind, n));
+      // The order rotates with each repetition: drift on a shared machine hits every kind alike.
+      const k = (r + NS.indexOf(n)) % KINDS.length;
+      const order = [...KINDS.slice(k), ...KINDS.slice(0, k)];
+      for (const kind of order) runs[kind].get(n)!.push(await run(kind, n, template));
     }
     process.stderr.write(`engine-overhead: repetition ${r + 1}/${REPS} done\n`);
   }
@@ -170,13 +190,14 @@ async function main(): Promise<void> {
   const t = (kind: Kind, op: Op, n: number): number => median(ms(kind, op, n));
   const cpu = (kind: Kind, op: Op, n: number): number => median(runs[kind].get(n)!.map((x) => x.ops[op].cpu));
   /**
-   * The ratio of each repetition's Vm run to the floor run beside it (same
+   * The ratio of each repetition's `of` run to the `to` run beside it (same
    * moment, same load), and their median: drift between repetitions cancels.
    */
-  const paired = (op: Op, n: number): number => {
-    const f = ms("floor", op, n);
-    return median(ms("vm", op, n).map((v, i) => v / f[i]!));
+  const pairedOf = (of: Kind, to: Kind, op: Op, n: number): number => {
+    const f = ms(to, op, n);
+    return median(ms(of, op, n).map((v, i) => v / f[i]!));
   };
+  const paired = (op: Op, n: number): number => pairedOf("vm", "floor", op, n);
   const slope = (kind: Kind, op: Op, a: number, b: number): number => (t(kind, op, b) - t(kind, op, a)) / (b - a);
   const segs = NS.slice(1).map((n, i) => [NS[i]!, n] as const);
   const lo = NS[0]!;
@@ -195,6 +216,19 @@ async function main(): Promise<void> {
           `${(t("vm", op, n) / t("floor", op, n)).toFixed(2).padStart(8)}  ${paired(op, n).toFixed(2).padStart(6)}  ` +
           `${(cpu("floor", op, n) / 1000).toFixed(2).padStart(7)} s  ${(cpu("vm", op, n) / 1000).toFixed(2).padStart(4)} s  ` +
           `${(cpu("vm", op, n) / cpu("floor", op, n)).toFixed(2).padStart(12)}`,
+      );
+    }
+    // The same operation on no-op resources that hold a Vm's state: the gap's two parts, paired.
+    console.log(
+      `    ${"N".padStart(3)}  ${"shaped: a Vm's state (median [runs])".padEnd(34)}  ${"shaped/floor".padStart(12)}  ` +
+        `${"Vm/shaped".padStart(9)}  ${"CPU shaped".padStart(10)}  of the Vm's extra time, the state's share`,
+    );
+    for (const n of NS) {
+      const share = (t("shaped", op, n) - t("floor", op, n)) / (t("vm", op, n) - t("floor", op, n));
+      console.log(
+        `    ${String(n).padStart(3)}  ${spread(ms("shaped", op, n)).padEnd(34)}  ` +
+          `${pairedOf("shaped", "floor", op, n).toFixed(2).padStart(12)}  ${pairedOf("vm", "shaped", op, n).toFixed(2).padStart(9)}  ` +
+          `${(cpu("shaped", op, n) / 1000).toFixed(2).padStart(8)} s  ${Number.isFinite(share) ? `${(share * 100).toFixed(0)}%` : "-"}`,
       );
     }
     // Linear growth: the slope of each segment is about the same.
@@ -243,9 +277,11 @@ async function main(): Promise<void> {
 
   const bytes = (kind: Kind, n: number): number => median(runs[kind].get(n)!.map((x) => x.stateBytes));
   console.log("");
+  const perResource = (kind: Kind): string => ((bytes(kind, hi) - bytes(kind, lo)) / (hi - lo)).toFixed(0);
   console.log(
-    `  state bytes per resource (state file after up, ${lo}->${hi}): floor ${((bytes("floor", hi) - bytes("floor", lo)) / (hi - lo)).toFixed(0)}, ` +
-      `Vm ${((bytes("vm", hi) - bytes("vm", lo)) / (hi - lo)).toFixed(0)}; state file at N=${hi}: floor ${bytes("floor", hi)}, Vm ${bytes("vm", hi)}`,
+    `  state bytes per resource (state file after up, ${lo}->${hi}): floor ${perResource("floor")}, ` +
+      `shaped ${perResource("shaped")}, Vm ${perResource("vm")}; ` +
+      `state file at N=${hi}: floor ${bytes("floor", hi)}, shaped ${bytes("shaped", hi)}, Vm ${bytes("vm", hi)}`,
   );
   console.log("");
   // The ratio aims take the paired ratio (see `paired`); the tables show the ratio of medians too.

@@ -1,0 +1,44 @@
+// Benchmark program: `count` no-op dynamic resources that carry the state of
+// a Vm. BENCH_VM_STATE (JSON: one Vm's inputs and outputs from a real `up`,
+// and which outputs are secrets) is what each resource declares and what its
+// provider's create returns, at once. Beside the floor (bench/programs/noop),
+// it shows what the engine charges for the state a Vm holds; beside the Vm,
+// what the provider's own work costs. The template travels in the
+// environment, which the program and the provider process both inherit, so
+// the serialized provider stays as small as the floor's.
+import * as pulumi from "@pulumi/pulumi";
+
+interface VmState {
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown>;
+  secretOutputs: string[];
+}
+
+const config = new pulumi.Config();
+const count = config.requireNumber("count");
+const template = JSON.parse(process.env.BENCH_VM_STATE ?? "{}") as VmState;
+
+const shapedProvider: pulumi.dynamic.ResourceProvider = {
+  async create(inputs: { index: number }) {
+    const state = JSON.parse(process.env.BENCH_VM_STATE ?? "{}") as VmState;
+    return { id: String(inputs.index), outs: { ...state.outputs, index: inputs.index } };
+  },
+};
+
+class Shaped extends pulumi.dynamic.Resource {
+  declare readonly index: pulumi.Output<number>;
+  constructor(name: string, index: number) {
+    super(
+      shapedProvider,
+      name,
+      { ...template.inputs, index },
+      { additionalSecretOutputs: template.secretOutputs },
+      "bench",
+      "Shaped",
+    );
+  }
+}
+
+const ids: pulumi.Output<number>[] = [];
+for (let i = 0; i < count; i++) ids.push(new Shaped(`shaped-${i}`, i).index);
+export const created = pulumi.all(ids).apply((xs) => xs.length);
