@@ -224,7 +224,9 @@ async function main(): Promise<void> {
         `${"Vm/shaped".padStart(9)}  ${"CPU shaped".padStart(10)}  of the Vm's extra time, the state's share`,
     );
     for (const n of NS) {
-      const share = (t("shaped", op, n) - t("floor", op, n)) / (t("vm", op, n) - t("floor", op, n));
+      // Under 5% of the floor, the Vm's extra time is about the noise: a share of it means nothing.
+      const extra = t("vm", op, n) - t("floor", op, n);
+      const share = extra >= 0.05 * t("floor", op, n) ? (t("shaped", op, n) - t("floor", op, n)) / extra : NaN;
       console.log(
         `    ${String(n).padStart(3)}  ${spread(ms("shaped", op, n)).padEnd(34)}  ` +
           `${pairedOf("shaped", "floor", op, n).toFixed(2).padStart(12)}  ${pairedOf("vm", "shaped", op, n).toFixed(2).padStart(9)}  ` +
