@@ -37,9 +37,8 @@ export class GoPveQemuClient implements GoPveQemuApi {
       const ctx = this.ctx("GET", "/vm/list");
       return new CancelledError(`${ctx.endpoint} to ${this.conn.origin} was cancelled`, ctx, { cause: signal.reason });
     };
-    // The system clock; requests follow each other (a read that cannot share the one in flight waits for the next).
-    const followUp = true;
-    this.lists = new ListCache(this.writes, windowMs, cancelled, undefined, followUp);
+    // Requests follow each other: a read that cannot share the one in flight waits for the next.
+    this.lists = new ListCache(this.writes, windowMs, cancelled, { followUp: true });
   }
 
   // ---- plain endpoints -------------------------------------------------------

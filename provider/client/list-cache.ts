@@ -110,10 +110,20 @@ export interface ShareOptions {
   immediate?: boolean;
 }
 
+export interface ListCacheOptions {
+  /** The clock (tests give their own); default the system's. */
+  now?: Clock;
+  /** Requests follow each other (see above); off, each read that cannot share starts one at once. */
+  followUp?: boolean;
+}
+
 export class ListCache<T> {
   private entry: Entry<T> | undefined;
   /** The latest request that started and has not ended. */
   private inFlight: Promise<unknown> | undefined;
+
+  private readonly now: Clock;
+  private readonly followUp: boolean;
 
   /**
    * @param cancelled the error a caller gets when its signal aborts its read
@@ -123,10 +133,11 @@ export class ListCache<T> {
     private readonly writes: ServerWrites,
     private readonly windowMs: number,
     private readonly cancelled: (signal: AbortSignal) => Error,
-    private readonly now: Clock = () => performance.now(),
-    /** Requests follow each other (see above); off, each read that cannot share starts one at once. */
-    private readonly followUp = false,
-  ) {}
+    opts: ListCacheOptions = {},
+  ) {
+    this.now = opts.now ?? (() => performance.now());
+    this.followUp = opts.followUp ?? false;
+  }
 
   /** The answer of a shareable list request, or of a new one made with `request`. */
   get(opts: ShareOptions, request: (signal?: AbortSignal) => Promise<T>): Promise<T> {

@@ -39,7 +39,7 @@ function setup(windowMs = 100) {
   let t = 1000;
   const writes = new ServerWrites();
   const r = requests();
-  const cache = new ListCache<string>(writes, windowMs, cancelled, () => t);
+  const cache = new ListCache<string>(writes, windowMs, cancelled, { now: () => t });
   return {
     writes,
     r,
@@ -174,7 +174,7 @@ describe("writes", () => {
     expect(serverWrites(url)).not.toBe(serverWrites(`${url}/other`));
     let t = 0;
     const r = requests();
-    const cache = new ListCache<string>(serverWrites(url), 100, cancelled, () => t);
+    const cache = new ListCache<string>(serverWrites(url), 100, cancelled, { now: () => t });
     void cache.get({}, r.request);
     void serverWrites(url).around(async () => undefined);
     t += 1;
@@ -290,7 +290,7 @@ describe("polling", () => {
     let t = 0;
     const writes = new ServerWrites();
     const started: number[] = [];
-    const cache = new ListCache<number>(writes, shareWindowMs(poll), cancelled, () => t);
+    const cache = new ListCache<number>(writes, shareWindowMs(poll), cancelled, { now: () => t });
     // Every request answers at once with the time it started.
     const request = (): Promise<number> => {
       started.push(t);
@@ -318,7 +318,7 @@ describe("requests that follow each other", () => {
     let t = 1000;
     const writes = new ServerWrites();
     const r = requests();
-    const cache = new ListCache<string>(writes, windowMs, cancelled, () => t, true);
+    const cache = new ListCache<string>(writes, windowMs, cancelled, { now: () => t, followUp: true });
     return {
       writes,
       r,
