@@ -27,6 +27,12 @@ export interface ConnectionOptions {
   /** Longest a streamed operation may take in all. Default 60 minutes. */
   streamOverallTimeoutMs?: number;
   /**
+   * Longest wait for a streamed operation's answer headers. go-pve-qemu sends them before any
+   * work, so none in this time means the server never began; a gateway that buffers answers
+   * replies sooner, after its own timeout. Default 120 s.
+   */
+  streamHeadersTimeoutMs?: number;
+  /**
    * Concurrent `list` calls share one request, and a list that started at most
    * this long ago (with no write to the server since) serves later calls too;
    * a call that cannot share the request in flight waits for it and shares
@@ -43,6 +49,7 @@ export interface StreamOptions {
   /** Per-call overrides of the connection's stream timeouts. */
   idleTimeoutMs?: number;
   overallTimeoutMs?: number;
+  headersTimeoutMs?: number;
   /** The time those timeouts are measured in (default: the system's); tests inject their own. */
   clock?: WatchdogClock;
 }

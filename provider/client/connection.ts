@@ -10,6 +10,8 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_STREAM_OVERALL_TIMEOUT_MS = 60 * 60_000;
+/** Past the timeouts of the gateways that buffer whole answers (API gateways 29 s, Kong 60 s, Cloudflare 100 s). */
+const DEFAULT_STREAM_HEADERS_TIMEOUT_MS = 120_000;
 
 const USER_AGENT = "go-pve-qemu-pulumi/0.1 (+undici)";
 
@@ -24,6 +26,7 @@ export interface Connection {
   readonly requestTimeoutMs: number;
   readonly streamIdleTimeoutMs: number;
   readonly streamOverallTimeoutMs: number;
+  readonly streamHeadersTimeoutMs: number;
 }
 
 export function openConnection(options: ConnectionOptions): Connection {
@@ -39,6 +42,12 @@ export function openConnection(options: ConnectionOptions): Connection {
     throw new TypeError(`endpoint ${options.endpoint} must be http:// or https://`);
   }
   if (url.search || url.hash) throw new TypeError(`endpoint ${options.endpoint} must not have a query or fragment`);
+  // Not sent by a pool that connects to the origin, and the endpoint is printed: refused, never shown.
+  if (url.username || url.password) {
+    throw new TypeError(
+      `endpoint ${url.protocol}//***@${url.host} must not carry a user name or password; send credentials as a header or token`,
+    );
+  }
 
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const https = url.protocol === "https:";
@@ -62,6 +71,7 @@ export function openConnection(options: ConnectionOptions): Connection {
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
     streamOverallTimeoutMs: options.streamOverallTimeoutMs ?? DEFAULT_STREAM_OVERALL_TIMEOUT_MS,
+    streamHeadersTimeoutMs: options.streamHeadersTimeoutMs ?? DEFAULT_STREAM_HEADERS_TIMEOUT_MS,
   };
 }
 

@@ -20,6 +20,7 @@ export type ErrorCode =
   | "GPQ_SERVER_REFUSED"
   | "GPQ_NO_COMPLETION"
   | "GPQ_STREAM_LOST"
+  | "GPQ_NO_ANSWER"
   | "GPQ_OVERALL_TIMEOUT";
 
 /**
@@ -34,6 +35,8 @@ const SHAPE_CODES: Readonly<Record<FailureShape, ErrorCode>> = {
   "connection-lost": "GPQ_STREAM_LOST",
   "idle-timeout": "GPQ_STREAM_LOST",
   "overall-timeout": "GPQ_OVERALL_TIMEOUT",
+  "stream-error": "GPQ_STREAM_LOST",
+  "headers-timeout": "GPQ_NO_ANSWER",
   aborted: "GPQ_CANCELLED",
 };
 
@@ -63,30 +66,42 @@ export class CancelledError extends GoPveQemuError {
   readonly code: ErrorCode = "GPQ_CANCELLED";
 }
 
+/**
+ * What an answer's body is, which says who wrote it:
+ * - refusal: go-pve-qemu's own `{"success":false,"message":...}` (model.Response), which its
+ *   install handler sends when the body does not bind: the server refused, nothing began;
+ * - json: another JSON object; go-pve-qemu sends none on these paths, a gateway does
+ *   (`{"message":"Endpoint request timed out"}`);
+ * - text: text, an HTML page, or nothing (the server's plain answers, a proxy's error page).
+ */
+export type AnswerBody = "refusal" | "json" | "text";
+
 /** A non-2xx answer. `serverMessage` is the body's message/error field, or its text. */
 export class HttpStatusError extends GoPveQemuError {
   readonly code: ErrorCode = "GPQ_HTTP_STATUS";
   readonly status: number;
   readonly serverMessage: string;
-  /**
-   * The body was a JSON error object (go-pve-qemu's `{"success":false,...}`): the server's own
-   * definite answer, not a proxy's page that says nothing of what happened behind it.
-   */
-  readonly json: boolean;
-  constructor(status: number, serverMessage: string, ctx: ErrorContext, json = false) {
+  readonly body: AnswerBody;
+  constructor(status: number, serverMessage: string, ctx: ErrorContext, body: AnswerBody = "text") {
     super(
       `${ctx.endpoint}${ctx.vmid !== undefined ? ` (VM ${ctx.vmid})` : ""} answered HTTP ${status}: ${serverMessage}`,
       ctx,
     );
     this.status = status;
     this.serverMessage = serverMessage;
-    this.json = json;
+    this.body = body;
   }
 }
 
 /** A 2xx answer whose body does not have the documented shape. */
 export class ResponseShapeError extends GoPveQemuError {
   readonly code: ErrorCode = "GPQ_RESPONSE_SHAPE";
+  /** What the body was; `refusal` is the server's own refusal passed on with a 2xx status (by a proxy, say). */
+  readonly body: AnswerBody;
+  constructor(message: string, ctx: ErrorContext, options?: { cause?: unknown; body?: AnswerBody }) {
+    super(message, ctx, options);
+    this.body = options?.body ?? "text";
+  }
 }
 
 /** A streamed operation (install, start, reboot, set/node) that did not succeed. */
@@ -99,6 +114,8 @@ export class OperationFailedError extends GoPveQemuError {
   readonly serverMessage?: string;
   /** the step the operation was in when it failed */
   readonly step?: string;
+  /** the named frame that carried the failure (`error`, `sse_error`), when not a step's own event */
+  readonly frame?: string;
   /** last lines of output that led there (bounded) */
   readonly tail: string[];
   readonly warnings: StreamWarning[];
@@ -112,6 +129,7 @@ export class OperationFailedError extends GoPveQemuError {
       shape: FailureShape;
       serverMessage?: string;
       step?: string;
+      frame?: string;
       tail: string[];
       warnings?: StreamWarning[];
       facts?: InstallFacts;
@@ -126,6 +144,7 @@ export class OperationFailedError extends GoPveQemuError {
     this.shape = init.shape;
     this.serverMessage = init.serverMessage;
     this.step = init.step;
+    this.frame = init.frame;
     this.tail = init.tail;
     this.warnings = init.warnings ?? [];
     this.facts = init.facts;
@@ -140,6 +159,8 @@ const SHAPE_TEXT: Record<FailureShape, string> = {
   "connection-lost": "the connection ended before the stream closed",
   "idle-timeout": "the stream went silent for longer than the idle timeout",
   "overall-timeout": "the operation took longer than its overall timeout",
+  "stream-error": "the stream reported its own failure",
+  "headers-timeout": "no answer came (not even the stream's headers)",
   aborted: "the operation was cancelled",
 };
 

@@ -3,8 +3,8 @@
 // here; streamed answers are handed to the operation reader by client.ts.
 import type { Dispatcher } from "undici";
 import type { Connection } from "./connection";
-import { CancelledError, ConnectionError, HttpStatusError, type ErrorContext } from "./errors";
-import { ErrorBodySchema } from "./schemas";
+import { CancelledError, ConnectionError, HttpStatusError, type AnswerBody, type ErrorContext } from "./errors";
+import { ErrorBodySchema, RefusalBodySchema } from "./schemas";
 
 export type Method = "GET" | "POST";
 
@@ -53,12 +53,7 @@ export async function requestPlain(
     throw transportError(err, conn, ctx, { user: opts.signal, timeout, timeoutMs });
   }
   if (answer.status < 200 || answer.status > 299) {
-    throw new HttpStatusError(
-      answer.status,
-      serverWords(answer.text, answer.contentType),
-      ctx,
-      isJsonObject(answer.text),
-    );
+    throw new HttpStatusError(answer.status, serverWords(answer.text, answer.contentType), ctx, bodyKind(answer.text));
   }
   return answer;
 }
@@ -134,14 +129,16 @@ export function serverWords(text: string, contentType = ""): string {
   return words === "" ? "(empty answer)" : limit(words);
 }
 
-/** The body is a JSON object (a server's error answer, as opposed to a proxy's page or text). */
-export function isJsonObject(text: string): boolean {
+/** Who wrote a body, by its shape (see AnswerBody). */
+export function bodyKind(text: string): AnswerBody {
+  let v: unknown;
   try {
-    const v: unknown = JSON.parse(text);
-    return v !== null && typeof v === "object" && !Array.isArray(v);
+    v = JSON.parse(text);
   } catch {
-    return false;
+    return "text";
   }
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return "text";
+  return RefusalBodySchema.safeParse(v).success ? "refusal" : "json";
 }
 
 function limit(s: string, max = 2000): string {

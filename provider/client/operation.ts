@@ -6,7 +6,7 @@ import type { Dispatcher } from "undici";
 import type { InstallOptions } from "./api";
 import type { Connection } from "./connection";
 import { HttpStatusError, OperationFailedError, ResponseShapeError, type ErrorContext } from "./errors";
-import { contentType, isJsonObject, requestHeaders, serverWords, transportError } from "./http";
+import { bodyKind, contentType, requestHeaders, serverWords, transportError } from "./http";
 import { Watchdog, type StopCause } from "./stream/liveness";
 import { readOperation } from "./stream/reader";
 import type { InstallFacts, InstallSuccess, OperationKind, OperationSuccess } from "./stream/types";
@@ -35,6 +35,7 @@ export async function runOperation(
   const dog = new Watchdog({
     idleMs: opts.idleTimeoutMs ?? conn.streamIdleTimeoutMs,
     overallMs: opts.overallTimeoutMs ?? conn.streamOverallTimeoutMs,
+    headersMs: opts.headersTimeoutMs ?? conn.streamHeadersTimeoutMs,
     signal: opts.signal,
     clock: opts.clock,
   });
@@ -48,7 +49,7 @@ export async function runOperation(
   dog.onStop((cause) => controller.abort(cause.kind === "aborted" ? cause.reason : new Error(cause.kind)));
   try {
     const res = await send(conn, req, dog, controller.signal);
-    dog.touch();
+    dog.answered();
     await refuseUnlessStream(res, ctx);
     return await readOperation(
       kind,
@@ -90,7 +91,7 @@ async function send(
 async function refuseUnlessStream(res: Dispatcher.ResponseData, ctx: ErrorContext): Promise<void> {
   if (res.statusCode < 200 || res.statusCode > 299) {
     const text = await readSome(res.body, ERROR_BODY_MAX_BYTES);
-    throw new HttpStatusError(res.statusCode, serverWords(text, contentType(res)), ctx, isJsonObject(text));
+    throw new HttpStatusError(res.statusCode, serverWords(text, contentType(res)), ctx, bodyKind(text));
   }
   if (contentType(res).includes("application/json")) {
     // Not the server's stream (a proxy or another service answering): its words, not a parse.
@@ -98,6 +99,7 @@ async function refuseUnlessStream(res: Dispatcher.ResponseData, ctx: ErrorContex
     throw new ResponseShapeError(
       `${ctx.endpoint} answered ${res.statusCode} with JSON instead of an event stream: ${serverWords(text, "json")}`,
       ctx,
+      { body: bodyKind(text) },
     );
   }
 }

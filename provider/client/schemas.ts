@@ -105,6 +105,12 @@ export const ErrorBodySchema = z.object({
   error: z.union([z.string(), z.object({ message: z.string() })]).optional(),
 });
 
+/**
+ * go-pve-qemu's own refusal body (model.Response with success false): what its
+ * install handler answers when the request body does not bind.
+ */
+export const RefusalBodySchema = z.object({ success: z.literal(false), message: z.string() });
+
 /** GET /api/vm/:id/status: one word from `qm status` ("running", "stopped", ...). */
 export const PowerStatusSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, "a single status word");
 

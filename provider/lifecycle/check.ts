@@ -10,7 +10,17 @@ import { SUPPORTED_VERSIONS } from "../client/schemas";
 import { NO_ENDPOINT_HELP } from "./connection";
 import type { ConnectionDefaults } from "./connection";
 import { derivedName, wasDerivedName } from "./derived-name";
-import { INPUT_KEYS, LIMITS, VmInputsSchema, isHttpUrl, isUnknown, show } from "./inputs";
+import {
+  CREDENTIALS_HELP,
+  INPUT_KEYS,
+  LIMITS,
+  VmInputsSchema,
+  carriesCredentials,
+  isHttpUrl,
+  isUnknown,
+  show,
+  withoutCredentials,
+} from "./inputs";
 import type { VmInputs } from "./inputs";
 
 export interface CheckFailure {
@@ -146,12 +156,18 @@ function endpointFailure(inputs: Inputs, options: CheckOptions, failed: Set<stri
   if (typeof fallback !== "string" || fallback === "") {
     return { property: "connection.endpoint", reason: `connection.endpoint: ${NO_ENDPOINT_HELP}` };
   }
-  if (isHttpUrl(fallback)) return;
   const from = options.defaultEndpointSource ?? "the default endpoint";
-  return {
-    property: "connection.endpoint",
-    reason: `connection.endpoint: ${from} is ${show(fallback)}, which is not an http(s) URL; give one such as http://10.0.0.5:8080`,
-  };
+  const shown = show(withoutCredentials(fallback));
+  if (!isHttpUrl(fallback)) {
+    return {
+      property: "connection.endpoint",
+      reason: `connection.endpoint: ${from} is ${shown}, which is not an http(s) URL; give one such as http://10.0.0.5:8080`,
+    };
+  }
+  if (carriesCredentials(fallback)) {
+    return { property: "connection.endpoint", reason: `connection.endpoint: ${from} is ${shown}: ${CREDENTIALS_HELP}` };
+  }
+  return undefined;
 }
 
 /**

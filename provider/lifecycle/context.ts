@@ -83,6 +83,12 @@ export interface LifecycleContext {
   urn?: string;
   /** Time as the lifecycle sees it (deadlines, pauses between polls); the real clock when omitted. Tests inject a fake one. */
   clock?: Clock;
+  /**
+   * Whether a graceful shutdown that did not work may fall back to a hard
+   * stop (default true; goPveQemu:allowHardStop). false: the shutdown fails
+   * instead, saying why. Destroying a VM stops it hard regardless: it is going away.
+   */
+  allowHardStop?: boolean;
 }
 
 /** Where the lifecycle reads the time and waits. */

@@ -29,10 +29,19 @@ export interface StreamReport {
 export type OperationVerdict =
   { kind: "applied"; why: string } | { kind: "failed"; why: string } | { kind: "wait"; why: string };
 
-/** The shapes after which the server may still be doing (or have done) the work: ask the VM. */
+/**
+ * The shapes after which the server may still be doing (or have done) the
+ * work: ask the VM. An `sse_error` frame is the stream's failure, not the
+ * operation's; an error event (a step's, or `event: error`) and the server's
+ * bare refusal are definite.
+ */
 export function isLost(shape: FailureShape): boolean {
   return (
-    shape === "connection-lost" || shape === "idle-timeout" || shape === "overall-timeout" || shape === "no-completion"
+    shape === "connection-lost" ||
+    shape === "idle-timeout" ||
+    shape === "overall-timeout" ||
+    shape === "no-completion" ||
+    shape === "stream-error"
   );
 }
 

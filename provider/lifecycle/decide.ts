@@ -261,8 +261,16 @@ export function secs(ms: number): string {
 
 /** How the install call failed, classified (create.ts `classify`). */
 export type Failure =
-  /** a non-2xx answer before any stream; `definite` when the body is the server's own JSON refusal */
-  | { kind: "rejected"; status: number; definite: boolean }
+  /** refused before any work: the server's own refusal body, or any answer below 500 */
+  | { kind: "refused"; status: number }
+  /** a gateway's JSON 5xx: it buffers whole answers, so the install may run behind it */
+  | { kind: "gateway"; status: number }
+  /**
+   * no stream came: a 5xx page or text, or no answer's headers in time. The server sends
+   * its stream's headers before any work, so the install never began; `seen`: one look
+   * found a VM that can only be this install's all the same (so something did begin).
+   */
+  | { kind: "no-stream"; status?: number; seen: boolean }
   /** no answer; `serverAnswers` when a list works right after */
   | { kind: "unreachable"; serverAnswers: boolean }
   | { kind: "cancelled" }
@@ -299,17 +307,29 @@ const MAX_ATTEMPTS = 2;
  */
 export function decideFailure(f: Failure, facts: FailureFacts, seen?: Look): FailureVerdict {
   switch (f.kind) {
-    case "rejected":
-      if (f.definite || f.status < 500) return { kind: "failed", why: "nothing was created" };
+    case "refused":
+      return { kind: "failed", why: "nothing was created" };
+    case "gateway":
       if (!facts.followable)
         return {
           kind: "failed",
-          why: "the answer is not the server's own, and without a vmid or name nothing could be recognised as this install's; nothing was recorded",
+          why: "the answer is a gateway's, behind which the install may run, but without a vmid or name nothing could be recognised as this install's; nothing was recorded",
         };
       return {
         kind: "follow",
         from: "start",
-        why: `HTTP ${f.status} came from something between us and the server, not the server itself: the install may have started behind it`,
+        why: `HTTP ${f.status} in JSON came from a gateway that holds back whole answers, not from the server: the install may be running behind it`,
+      };
+    case "no-stream":
+      if (!f.seen)
+        return {
+          kind: "failed",
+          why: "the server's stream never began (it sends its headers before any work), and no VM of this install is on the server: nothing was created",
+        };
+      return {
+        kind: "follow",
+        from: "start",
+        why: "no stream came, yet a VM of this install is on the server: something in between held the stream back",
       };
     case "unreachable":
       if (!f.serverAnswers || !facts.followable)

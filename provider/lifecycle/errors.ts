@@ -24,6 +24,8 @@ export const CODES = {
   unreachable: "GPQ_UNREACHABLE",
   cancelled: "GPQ_CANCELLED",
   adopt: "GPQ_ADOPT",
+  /** a graceful shutdown did not work and a hard stop is not allowed (goPveQemu:allowHardStop false) */
+  shutdownFailed: "GPQ_SHUTDOWN_FAILED",
 } as const;
 export type ErrorCode = (typeof CODES)[keyof typeof CODES];
 

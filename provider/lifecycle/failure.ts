@@ -1,7 +1,14 @@
 // The install call failed: classify how, observe the server where that
 // matters, decide (decide.ts, decideFailure), and record: retry, follow the
 // install (follow.ts), keep the VM in state (partial), or a plain error.
-import { CancelledError, ConnectionError, HttpStatusError, OperationFailedError } from "../client/errors";
+import {
+  CancelledError,
+  ConnectionError,
+  HttpStatusError,
+  OperationFailedError,
+  ResponseShapeError,
+} from "../client/errors";
+import type { AnswerBody } from "../client/errors";
 import type { VmEntry } from "../client/schemas";
 import type { InstallFacts } from "../client/stream/types";
 import { STEP, UNNAMED_PHASE, isRecoverableSshKeyError } from "../client/stream/wire";
@@ -33,8 +40,12 @@ export interface Progress {
 export type Attempt = { kind: "done"; result: CreateResult } | { kind: "retry"; reason: string; advice: string };
 
 /** How the install call failed, in the decision table's terms (pure but for the one list on a broken connection). */
-async function classify(job: InstallJob, err: unknown, progress: Progress): Promise<Failure> {
-  if (err instanceof HttpStatusError) return { kind: "rejected", status: err.status, definite: err.json };
+async function classify(job: InstallJob, err: unknown, progress: Progress, before: Set<number>): Promise<Failure> {
+  if (err instanceof HttpStatusError) return answered(job, err.status, err.body, before);
+  if (err instanceof ResponseShapeError) {
+    // A 2xx that is no event stream: the server's own refusal passed on (by a proxy), or something unknown.
+    return err.body === "refusal" ? { kind: "refused", status: 200 } : { kind: "unexpected" };
+  }
   if (err instanceof ConnectionError) {
     const serverAnswers = await job.client.list({ signal: job.ctx.signal }).then(
       () => true,
@@ -47,24 +58,58 @@ async function classify(job: InstallJob, err: unknown, progress: Progress): Prom
   switch (err.shape) {
     case "aborted":
       return { kind: "cancelled" };
+    case "headers-timeout":
+      return { kind: "no-stream", seen: await installSeen(job, before) };
     case "connection-lost":
     case "idle-timeout":
     case "overall-timeout":
+    case "stream-error":
       return { kind: "lost" };
     default:
       // The recoverable SSH-key error with the stream ending right after it: the server goes on.
       if (err.shape === "error-event" && isRecoverableSshKeyError(err.step, err.serverMessage)) return { kind: "lost" };
-      // An in-band error frame (no step): the stream's own failure (a proxy's), not the server's;
-      // go-pve-qemu names a step in every error it sends, and carries on without a listener.
-      if (err.shape === "error-event" && err.step === undefined) return { kind: "lost" };
       return {
         kind: "ended",
         step: err.step,
-        retryable: err.shape === "error-event" && err.step === STEP.sshKeyCreate,
-        vmidTakenRace: err.step === STEP.creatingVm,
+        // A named `event: error` frame fails the install where it was, but is no step's own error.
+        retryable: err.shape === "error-event" && err.frame === undefined && err.step === STEP.sshKeyCreate,
+        vmidTakenRace: err.frame === undefined && err.step === STEP.creatingVm,
         reachedEnd: err.shape === "no-completion" && (progress.phase === "finalize" || progress.facts.completed),
       };
   }
+}
+
+/**
+ * A non-2xx answer, by who wrote it. The server refuses with its own JSON
+ * (400), and anything else below 500 refused the request before any work; a
+ * JSON 5xx is a gateway that buffers whole answers, behind which the install
+ * may run; any other 5xx (a proxy's page, text) came before the server's
+ * stream headers, which it sends before any work: the install never began,
+ * which one look at the server confirms.
+ */
+async function answered(job: InstallJob, status: number, body: AnswerBody, before: Set<number>): Promise<Failure> {
+  if (body === "refusal" || status < 500) return { kind: "refused", status };
+  if (body === "json") return { kind: "gateway", status };
+  return { kind: "no-stream", status, seen: await installSeen(job, before) };
+}
+
+/**
+ * One look: is there a VM that can only be this install's (its pinned VMID
+ * under its name, or its derived name), made since the install began?
+ */
+async function installSeen(job: InstallJob, before: Set<number>): Promise<boolean> {
+  let vms: VmEntry[];
+  try {
+    vms = (await job.client.list({ signal: job.ctx.signal })).vms;
+  } catch {
+    return false; // the server cannot even list: nothing says the install began
+  }
+  const { vmid, name } = job.inputs;
+  const mine = (vm: VmEntry): boolean =>
+    !before.has(vm.vmid) &&
+    vm.name === realName(name, vm.vmid) &&
+    (vmid !== undefined ? vm.vmid === vmid : job.derived);
+  return vms.some(mine);
 }
 
 export async function settleFailure(
@@ -81,7 +126,7 @@ export async function settleFailure(
     ...(err instanceof OperationFailedError && err.facts ? dropUndefined(err.facts) : {}),
   };
   const vmid = facts.vmid ?? inputs.vmid;
-  const failure = await classify(job, err, progress);
+  const failure = await classify(job, err, progress, before);
   const looked = failure.kind === "ended" && vmid !== undefined ? await look(job, vmid) : undefined;
   const seen = looked?.seen;
   const verdict = decideFailure(
@@ -105,7 +150,7 @@ export async function settleFailure(
 /** What happened to the stream, without the client's "install failed at step ..." (the install may well go on). */
 function streamLoss(err: unknown, redact: (s: string) => string): string {
   if (!(err instanceof OperationFailedError)) return errorText(err, redact);
-  if (err.shape === "error-event" && err.step !== undefined) {
+  if (err.shape === "error-event") {
     return "the stream ended right after the error the server recovers from (no SSH key pair yet)";
   }
   const what = LOSS_TEXT[err.shape] ?? "the stream ended";
@@ -116,7 +161,7 @@ const LOSS_TEXT: Partial<Record<string, string>> = {
   "connection-lost": "the connection ended before the stream closed",
   "idle-timeout": "the stream went silent for longer than the idle timeout",
   "overall-timeout": "the install took longer than the stream's overall timeout",
-  "error-event": "an error frame in the stream, not from the install",
+  "stream-error": "the stream reported its own failure",
 };
 
 /** One look at the VMID, for the table and for the state. */
@@ -178,13 +223,28 @@ function during(k: Known): string {
 
 function failureText(job: InstallJob, v: { kind: string; why: string }, k: Known): string {
   const f = k.failure;
-  if (f.kind === "rejected") {
-    const words = k.cause instanceof HttpStatusError ? job.redact(k.cause.serverMessage) : k.why;
-    return `the server rejected the install: ${words} (HTTP ${f.status}); ${v.why}`;
+  const words = k.cause instanceof HttpStatusError ? job.redact(k.cause.serverMessage) : k.why;
+  if (f.kind === "refused") {
+    const who =
+      k.cause instanceof HttpStatusError && k.cause.body !== "refusal"
+        ? "the install was refused"
+        : "the server refused the install";
+    return `${who}: ${words} (HTTP ${f.status}); ${v.why}${authAdvice(f.status)}`;
+  }
+  if (f.kind === "no-stream" || f.kind === "gateway") {
+    const status = f.status === undefined ? "no answer" : `HTTP ${f.status}`;
+    return `the install failed: ${words} (${status}); ${v.why}`;
   }
   if (f.kind === "unreachable") return `could not reach the server at ${job.conn.endpoint} to install: ${k.why}`;
   const which = k.vmid === undefined ? "the install" : `the install of VM ${k.vmid}`;
   return `${which} failed; ${v.why}: ${k.why}`;
+}
+
+/** A refusal of the credentials: say which settings carry them. */
+function authAdvice(status: number): string {
+  return status === 401 || status === 403
+    ? "; the server or its proxy refused the credentials: check connection.token / goPveQemu:token / GO_PVE_QEMU_TOKEN, or connection.headers"
+    : "";
 }
 
 function codeOf(f: Failure): ErrorCode {

@@ -121,6 +121,37 @@ export function isHttpUrl(s: string): boolean {
   }
 }
 
+/**
+ * An endpoint with a user name or password in it (`http://user:pass@host`).
+ * The client would not send them (it connects to the origin), and the
+ * endpoint is printed in messages, so such an endpoint is refused.
+ */
+export function carriesCredentials(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return u.username !== "" || u.password !== "";
+  } catch {
+    return false;
+  }
+}
+
+/** The endpoint as it may be shown: any user name or password replaced by `***`. */
+export function withoutCredentials(s: string): string {
+  try {
+    const u = new URL(s);
+    if (u.username === "" && u.password === "") return s;
+    return `${u.protocol}//***@${u.host}${u.pathname === "/" && !s.endsWith("/") ? "" : u.pathname}`;
+  } catch {
+    return s;
+  }
+}
+
+/** Why credentials in the endpoint are refused, and where they go instead. */
+export const CREDENTIALS_HELP =
+  "it carries a user name or password (user:password@), which would not be sent and would be printed in logs; " +
+  "give the bare URL and put the credentials in connection.headers (e.g. authorization: Basic <base64>) " +
+  "or connection.token (goPveQemu:token), which are kept secret";
+
 const osList = OsSchema.options.join(", ");
 
 // ---- the schema ---------------------------------------------------------------
@@ -135,7 +166,10 @@ const ConnectionInputSchema = z.object(
       })
       .refine(isHttpUrl, {
         error: (iss) =>
-          `connection.endpoint: ${show(iss.input)} is not an http(s) URL; give one such as http://10.0.0.5:8080`,
+          `connection.endpoint: ${show(withoutCredentials(String(iss.input)))} is not an http(s) URL; give one such as http://10.0.0.5:8080`,
+      })
+      .refine((s) => !carriesCredentials(s), {
+        error: (iss) => `connection.endpoint: ${show(withoutCredentials(String(iss.input)))}: ${CREDENTIALS_HELP}`,
       })
       .optional(),
     /** Bearer token for a server behind an authenticating proxy (secret; never shown). Default: goPveQemu:token, else GO_PVE_QEMU_TOKEN. */

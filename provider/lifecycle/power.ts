@@ -7,13 +7,16 @@
 // proxy may answer at once and the VM stops later. Both are served by one
 // rule: the request may take up to shutdownTimeoutMs (a progress line every
 // ~30 s meanwhile), then the VM is watched for the rest of that time; only
-// when the time is up (or the server says the graceful shutdown failed) is
-// the request abandoned and the VM stopped hard.
+// when the time is up is the request abandoned and the VM stopped hard. A
+// shutdown the server itself reports as failed (its 500 `failed to shutdown
+// VM: ...`, qm's exit status) is over: the hard stop follows at once. Every
+// hard stop here is a fallback the user may forbid (allowHardStop false):
+// then the shutdown fails instead, saying why.
 import type { GoPveQemuApi } from "../client/api";
 import { HttpStatusError } from "../client/errors";
 import { clockOf, timingOf } from "./context";
 import type { LifecycleContext } from "./context";
-import { LifecycleError } from "./errors";
+import { CODES, LifecycleError } from "./errors";
 import { seconds } from "./labels";
 import { STOPPED, observe, powerWord } from "./observe";
 import { elapsed, poll, waitFor } from "./poll";
@@ -71,8 +74,13 @@ type Asked =
   | { kind: "answered" }
   | { kind: "already" }
   | { kind: "no-answer" }
-  /** failed in a way that says nothing sure about the VM (5xx, connection lost) */
+  /** the server's own answer that its `qm shutdown` failed: the command is over, the VM did not stop */
+  | { kind: "qm-failed"; err: HttpStatusError }
+  /** failed in a way that says nothing sure about the VM (a proxy's 5xx, connection lost) */
   | { kind: "failed"; err: unknown };
+
+/** The server's text when its `qm shutdown` returned an error (handler Shutdown: 500 `failed to shutdown VM: ...`). */
+const QM_SHUTDOWN_FAILED = /^failed to shutdown VM: /;
 
 /**
  * Graceful shutdown, waiting until the VM is stopped; after shutdownTimeoutMs
@@ -91,6 +99,10 @@ export async function shutdownAndWait(
   const asked = await askShutdown(client, vmid, label, ctx, redact);
   if (asked.kind === "already") return "already";
   let why: string;
+  if (asked.kind === "qm-failed") {
+    const said = redact(asked.err.serverMessage);
+    return stopInstead(client, vmid, label, ctx, redact, `the server's qm shutdown failed (${said})`);
+  }
   if (asked.kind === "no-answer") {
     why = "the shutdown request got no answer";
   } else {
@@ -105,7 +117,33 @@ export async function shutdownAndWait(
     if (waited.reached) return "graceful";
     why = `status says ${waited.last ?? "nothing readable"}`;
   }
-  ctx.reporter.warn(`VM ${label} did not shut down within ${seconds(shutdownTimeoutMs)} (${why}); stopping it hard`);
+  return stopInstead(
+    client,
+    vmid,
+    label,
+    ctx,
+    redact,
+    `it did not shut down within ${seconds(shutdownTimeoutMs)} (${why})`,
+  );
+}
+
+/** The graceful shutdown did not work: stop hard, unless the user forbade it. */
+async function stopInstead(
+  client: GoPveQemuApi,
+  vmid: number,
+  label: string,
+  ctx: LifecycleContext,
+  redact: Redactor,
+  why: string,
+): Promise<"forced"> {
+  if (ctx.allowHardStop === false) {
+    throw new LifecycleError(
+      `could not shut down VM ${label}: ${why}; it is not stopped hard because goPveQemu:allowHardStop is false: ` +
+        "shut the guest down from inside, or allow the hard stop, then run `pulumi up` again",
+      { code: CODES.shutdownFailed },
+    );
+  }
+  ctx.reporter.warn(`VM ${label}: ${why}; stopping it hard`);
   await stopAndWait(client, vmid, label, ctx, redact);
   return "forced";
 }
@@ -139,6 +177,9 @@ async function askShutdown(
       throw new LifecycleError(`could not shut down VM ${label}: ${errorText(err, redact)}`, {
         cause: safeCause(err, redact),
       });
+    }
+    if (err instanceof HttpStatusError && err.status === 500 && QM_SHUTDOWN_FAILED.test(err.serverMessage)) {
+      return { kind: "qm-failed", err };
     }
     return { kind: "failed", err };
   } finally {

@@ -8,20 +8,32 @@ export type Redactor = (text: string) => string;
 const MASK = "***";
 
 /**
- * Builds a redactor for these secrets. Every non-empty secret is masked:
- * check refuses passwords shorter than 8 characters, so masking them all
- * never turns ordinary words into "***".
+ * A secret this short can be part of ordinary words ("prod" in
+ * "production"): it is masked only where it stands as a whole value, not
+ * inside a longer run of letters and digits. Passwords are never this short
+ * (check refuses them); tokens and header values may be.
+ */
+const WHOLE_VALUE_BELOW = 8;
+
+/**
+ * Builds a redactor for these secrets. Every non-empty secret is masked, the
+ * longest first; one shorter than 8 characters only as a whole value.
  */
 export function redactor(secrets: Array<string | undefined>): Redactor {
   const list = [...new Set(secrets.filter((s): s is string => typeof s === "string" && s.length > 0))].sort(
     (a, b) => b.length - a.length,
   );
   if (list.length === 0) return (text) => text;
-  return (text) => {
-    let out = text;
-    for (const s of list) out = out.split(s).join(MASK);
-    return out;
-  };
+  const masks = list.map((s): ((text: string) => string) => {
+    if (s.length >= WHOLE_VALUE_BELOW) return (text) => text.split(s).join(MASK);
+    const whole = new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(s)}(?![A-Za-z0-9])`, "g");
+    return (text) => text.replace(whole, MASK);
+  });
+  return (text) => masks.reduce((out, mask) => mask(out), text);
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** The message of any thrown value, redacted. */

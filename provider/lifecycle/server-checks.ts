@@ -10,6 +10,7 @@
 // timeout; a server that cannot be reached is a warning, not a failure, so a
 // preview still works without it, and `offline` skips asking altogether.
 import type { GoPveQemuApi } from "../client/api";
+import { HttpStatusError } from "../client/errors";
 import { endpointKey, resolveConnection } from "./connection";
 import type { ConnectionDefaults, ResolvedConnection } from "./connection";
 import type { CheckFailure } from "./check";
@@ -20,14 +21,20 @@ import type { VmInputs } from "./inputs";
 export interface ServerCheckOptions {
   client(conn: ResolvedConnection): GoPveQemuApi;
   connectionDefaults?: ConnectionDefaults;
+  /** Where the default token came from, for messages (e.g. "stack config goPveQemu:token"). */
+  defaultTokenSource?: string;
   /** Do not ask the server (previews in CI without it). */
   offline: boolean;
   /** Longest wait for the server's answer. */
   timeoutMs: number;
 }
 
-/** The cluster's node names, or why they are not known. */
-type NodeNames = { nodes: string[] } | { problem: string };
+/**
+ * The cluster's node names, or why they are not known: `refused` when the
+ * server, or a proxy in front of it, refused the credentials (401/403). That
+ * is a failure, not a warning: `up` would be refused the same way.
+ */
+type NodeNames = { nodes: string[] } | { problem: string } | { refused: string };
 
 export class ServerChecks {
   /** endpoint key -> the list's node names (one request per endpoint per process) */
@@ -51,6 +58,10 @@ export class ServerChecks {
     if (this.options.offline) return failures;
 
     const names = await this.nodesOf(conn);
+    if ("refused" in names) {
+      failures.push({ property: "connection.token", reason: this.refusedReason(inputs, conn, names.refused) });
+      return failures;
+    }
     if ("problem" in names) {
       const key = endpointKey(conn.endpoint);
       if (!this.warned.has(key)) {
@@ -71,6 +82,17 @@ export class ServerChecks {
       });
     }
     return failures;
+  }
+
+  /** Which setting carries the credentials that were refused, so the message names the one to fix. */
+  private refusedReason(inputs: VmInputs, conn: ResolvedConnection, answer: string): string {
+    const own = inputs.connection?.token !== undefined && inputs.connection.token !== "";
+    const source = own ? "the resource's connection.token" : (this.options.defaultTokenSource ?? "goPveQemu:token");
+    const which =
+      conn.token === undefined
+        ? "no token is set (give one with `pulumi config set --secret goPveQemu:token ...` or connection.token)"
+        : `the token from ${source} was refused; set a valid one`;
+    return `connection.token: the go-pve-qemu server at ${conn.endpoint}, or a proxy in front of it, refused the request (${answer}): ${which}`;
   }
 
   /** The connection the resource will use, or undefined when it is not known yet (preview). */
@@ -115,7 +137,10 @@ export class ServerChecks {
           (list): NodeNames => ({
             nodes: [...new Set(list.nodes.map((n) => n.node ?? n.name ?? "").filter((n) => n !== ""))],
           }),
-          (err: unknown): NodeNames => ({ problem: describe(err, this.options.timeoutMs) }),
+          (err: unknown): NodeNames =>
+            err instanceof HttpStatusError && (err.status === 401 || err.status === 403)
+              ? { refused: `HTTP ${err.status}: ${err.serverMessage}` }
+              : { problem: describe(err, this.options.timeoutMs) },
         );
       this.nodeNames.set(key, names);
     }

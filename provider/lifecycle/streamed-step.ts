@@ -6,7 +6,7 @@
 // that quotes what the VM shows; a definite failure of the server is thrown
 // as it is.
 import type { GoPveQemuApi } from "../client/api";
-import { OperationFailedError } from "../client/errors";
+import { HttpStatusError, OperationFailedError } from "../client/errors";
 import type { OperationEvent } from "../client/stream/types";
 import { timingOf } from "./context";
 import type { LifecycleContext } from "./context";
@@ -55,10 +55,11 @@ export async function runStreamed(t: StepTarget, kind: StreamedKind, targetNode?
   try {
     await send(t, kind, targetNode, onEvent);
   } catch (err) {
-    if (t.ctx.signal?.aborted || !(err instanceof OperationFailedError) || !isLost(err.shape)) throw err;
+    if (t.ctx.signal?.aborted || !mayRunOn(err)) throw err;
     ended = "lost";
+    const after = err instanceof OperationFailedError && err.step ? ` after step "${err.step}"` : "";
     t.ctx.reporter.warn(
-      `VM ${t.label}: the ${kind} stream was lost${err.step ? ` after step "${err.step}"` : ""} (${lossText(err, t.redact)}); ` +
+      `VM ${t.label}: the ${kind} stream was lost${after} (${lossText(err, t.redact)}); ` +
         "the server carries on without us: asking it whether the step was applied",
     );
     const verdict = await watch(t, { kind, ended, powerStepDone, targetNode });
@@ -88,15 +89,28 @@ function waitingLines(t: StepTarget, report: StreamReport): (round: PollRound<Lo
   };
 }
 
+/**
+ * The operation may run on after this failure: its stream was lost, or a
+ * gateway that holds back whole answers gave up waiting (a JSON 5xx; the
+ * server itself never answers these calls in JSON).
+ */
+function mayRunOn(err: unknown): boolean {
+  if (err instanceof OperationFailedError) return isLost(err.shape);
+  return err instanceof HttpStatusError && err.status >= 500 && err.body === "json";
+}
+
 const LOSS: Partial<Record<OperationFailedError["shape"], string>> = {
   "connection-lost": "the connection ended before the stream closed",
   "idle-timeout": "the stream went silent for longer than the idle timeout",
   "overall-timeout": "the operation took longer than its overall timeout",
   "no-completion": "the stream closed without the operation's completion mark",
+  "stream-error": "the stream reported its own failure",
 };
 
 /** How the stream was lost, in words, with what the client saw (e.g. `Invalid character in chunk size`). */
-function lossText(err: OperationFailedError, redact: Redactor): string {
+function lossText(err: unknown, redact: Redactor): string {
+  if (err instanceof HttpStatusError) return redact(`a gateway answered HTTP ${err.status}: ${err.serverMessage}`);
+  if (!(err instanceof OperationFailedError)) return errorText(err, redact);
   const how = LOSS[err.shape] ?? err.shape;
   return err.serverMessage ? `${how}: ${redact(err.serverMessage.split("\n")[0]!)}` : how;
 }

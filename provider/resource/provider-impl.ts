@@ -49,6 +49,7 @@ function clientFor(conn: lifecycle.ResolvedConnection): GoPveQemuApi {
       ...conn,
       streamIdleTimeoutMs: settings.stream.idleTimeoutMs,
       streamOverallTimeoutMs: settings.stream.overallTimeoutMs,
+      streamHeadersTimeoutMs: settings.stream.headersTimeoutMs,
       // The VMs of one deployment share list answers, briefly enough that every poll round is fresh.
       listShareMs: shareWindowMs(settings.timing.pollIntervalMs ?? lifecycle.DEFAULT_TIMING.pollIntervalMs),
     });
@@ -75,6 +76,7 @@ function context(urn: string): lifecycle.LifecycleContext {
     client: clientFor,
     connectionDefaults: settings.connection,
     timing: settings.timing,
+    allowHardStop: settings.allowHardStop,
     urn,
     ...(signal ? { signal } : {}),
   };
@@ -166,6 +168,7 @@ export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckR
       const checks = new lifecycle.ServerChecks({
         client: clientFor,
         connectionDefaults: s.connection,
+        defaultTokenSource: s.tokenSource,
         ...s.serverChecks,
       });
       serverChecks = { for: s, checks };

@@ -29,6 +29,8 @@ export interface ProviderSettings {
   connection: ConnectionDefaults;
   /** Where connection.endpoint came from, for messages. */
   endpointSource?: string;
+  /** Where the default token came from, for messages. */
+  tokenSource?: string;
   /**
    * Checks at preview that ask the server (node names, reachability):
    * skipped when offline (goPveQemu:offline, else GO_PVE_QEMU_OFFLINE), each
@@ -36,12 +38,20 @@ export interface ProviderSettings {
    */
   serverChecks: { offline: boolean; timeoutMs: number };
   timing: Partial<Timing>;
-  /** Stream liveness for every client: longest silence, longest operation. */
-  stream: { idleTimeoutMs?: number; overallTimeoutMs?: number };
+  /** Stream liveness for every client: longest silence, longest operation, longest wait for an answer's headers. */
+  stream: { idleTimeoutMs?: number; overallTimeoutMs?: number; headersTimeoutMs?: number };
+  /** goPveQemu:allowHardStop (default true): a graceful shutdown that did not work may end in a hard stop. */
+  allowHardStop: boolean;
 }
 
-/** Reads `goPveQemu:*` through `get` (a config lookup by full key) and the environment. */
-export function readSettings(get: (key: string) => unknown, env: NodeJS.ProcessEnv): ProviderSettings {
+/** One setting by its key under `goPveQemu:`: the text, a number of milliseconds, a flag. */
+interface Reader {
+  text(key: string): string | undefined;
+  millis(key: string): number | undefined;
+  flag(key: string, envName: string | undefined, fallback?: boolean): boolean;
+}
+
+function readerOf(get: (key: string) => unknown, env: NodeJS.ProcessEnv): Reader {
   const text = (key: string): string | undefined => {
     const v = get(`${NS}:${key}`);
     return typeof v === "string" && v.trim() !== "" ? v : undefined;
@@ -54,39 +64,65 @@ export function readSettings(get: (key: string) => unknown, env: NodeJS.ProcessE
       throw new Error(`config ${NS}:${key}: "${raw}" is not allowed; expected a whole number of milliseconds > 0`);
     return parsed.data;
   };
-  const timing: Partial<Timing> = {};
-  for (const key of TIMING_KEYS) {
-    const v = millis(key);
-    if (v !== undefined) timing[key] = v;
-  }
-  const flag = (key: string, envName: string): boolean => {
-    const raw = text(key) ?? nonEmpty(env[envName]);
-    if (raw === undefined) return false;
+  const flag = (key: string, envName: string | undefined, fallback = false): boolean => {
+    const raw = text(key) ?? (envName === undefined ? undefined : nonEmpty(env[envName]));
+    if (raw === undefined) return fallback;
     const v = raw.trim().toLowerCase();
     if (["true", "1", "yes"].includes(v)) return true;
     if (["false", "0", "no"].includes(v)) return false;
-    throw new Error(`config ${NS}:${key} (or ${envName}): "${raw}" is not allowed; expected true or false`);
+    const where = envName === undefined ? `config ${NS}:${key}` : `config ${NS}:${key} (or ${envName})`;
+    throw new Error(`${where}: "${raw}" is not allowed; expected true or false`);
   };
-  const configEndpoint = text("endpoint");
-  const envEndpoint = nonEmpty(env.GO_PVE_QEMU_ENDPOINT);
+  return { text, millis, flag };
+}
+
+/** Reads `goPveQemu:*` through `get` (a config lookup by full key) and the environment. */
+export function readSettings(get: (key: string) => unknown, env: NodeJS.ProcessEnv): ProviderSettings {
+  const r = readerOf(get, env);
+  const timing: Partial<Timing> = {};
+  for (const key of TIMING_KEYS) {
+    const v = r.millis(key);
+    if (v !== undefined) timing[key] = v;
+  }
   return {
-    connection: {
-      endpoint: configEndpoint ?? envEndpoint,
-      token: text("token") ?? nonEmpty(env.GO_PVE_QEMU_TOKEN),
-    },
-    endpointSource:
-      configEndpoint !== undefined
-        ? `stack config ${NS}:endpoint`
-        : envEndpoint !== undefined
-          ? "the environment variable GO_PVE_QEMU_ENDPOINT"
-          : undefined,
+    ...connectionOf(r, env),
     serverChecks: {
-      offline: flag("offline", "GO_PVE_QEMU_OFFLINE"),
-      timeoutMs: millis("checkTimeoutMs") ?? DEFAULT_CHECK_TIMEOUT_MS,
+      offline: r.flag("offline", "GO_PVE_QEMU_OFFLINE"),
+      timeoutMs: r.millis("checkTimeoutMs") ?? DEFAULT_CHECK_TIMEOUT_MS,
     },
     timing,
-    stream: { idleTimeoutMs: millis("streamIdleTimeoutMs"), overallTimeoutMs: millis("streamOverallTimeoutMs") },
+    stream: {
+      idleTimeoutMs: r.millis("streamIdleTimeoutMs"),
+      overallTimeoutMs: r.millis("streamOverallTimeoutMs"),
+      headersTimeoutMs: r.millis("streamHeadersTimeoutMs"),
+    },
+    allowHardStop: r.flag("allowHardStop", undefined, true),
   };
+}
+
+/** The default connection: stack config, then the environment, and where each part came from. */
+function connectionOf(
+  r: Reader,
+  env: NodeJS.ProcessEnv,
+): Pick<ProviderSettings, "connection" | "endpointSource" | "tokenSource"> {
+  const endpoint = sourced(r.text("endpoint"), nonEmpty(env.GO_PVE_QEMU_ENDPOINT), "endpoint", "GO_PVE_QEMU_ENDPOINT");
+  const token = sourced(r.text("token"), nonEmpty(env.GO_PVE_QEMU_TOKEN), "token", "GO_PVE_QEMU_TOKEN");
+  return {
+    connection: { endpoint: endpoint.value, token: token.value },
+    endpointSource: endpoint.source,
+    tokenSource: token.source,
+  };
+}
+
+function sourced(
+  fromConfig: string | undefined,
+  fromEnv: string | undefined,
+  key: string,
+  envName: string,
+): { value?: string; source?: string } {
+  if (fromConfig !== undefined) return { value: fromConfig, source: `stack config ${NS}:${key}` };
+  if (fromEnv !== undefined) return { value: fromEnv, source: `the environment variable ${envName}` };
+  return {};
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

@@ -234,11 +234,11 @@ export const EXPECTATIONS: Record<string, Expectation> = {
   "seed002-sse-error.sse": {
     kind: "start",
     ok: false,
-    shape: "error-event",
-    // The stream's own error frame: no step of the operation is blamed.
+    // The stream's own failure (`sse_error`), not the operation's: the outcome is not known.
+    shape: "stream-error",
     serverMessage:
       'in-band "sse_error" frame of the stream: subscription buffer overflow (data: {"error":{"code":"stream_failed","message":"subscription buffer overflow"}})',
-    step: undefined,
+    step: "starting VM",
     lastEventId: "12",
   },
   "seed003-environment-state.sse": {

@@ -205,6 +205,10 @@ describe("headers", () => {
     expect(() => new GoPveQemuClient({ endpoint: "not a url" })).toThrow(TypeError);
     expect(() => new GoPveQemuClient({ endpoint: "ftp://x" })).toThrow(/http/);
     expect(() => new GoPveQemuClient({ endpoint: server.url, headers: { "X-Bad": "a\r\nb" } })).toThrow(/line break/);
+    // credentials in the URL would not be sent: refused, and not repeated in the message
+    const withUser = () => new GoPveQemuClient({ endpoint: "http://admin:pw-in-url@127.0.0.1:9/" });
+    expect(withUser).toThrow(/^endpoint http:\/\/\*\*\*@127\.0\.0\.1:9 must not carry a user name or password/);
+    expect(withUser).not.toThrow(/pw-in-url|admin/);
   });
 });
 

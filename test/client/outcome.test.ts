@@ -284,21 +284,37 @@ describe("start and reboot", () => {
     });
   });
 
-  test("in-band error frames (sse_error, event: error) are error events of the stream, not of the last step", () => {
-    for (const event of ["sse_error", "error"]) {
-      const data = '{"error":{"code":"x","message":"stream broke"}}';
-      const f = failure(decide("start", [ok[0]!, { kind: "other", event, data }, ...ok.slice(1)]).outcome);
-      expect(f).toMatchObject({
-        shape: "error-event",
-        serverMessage: `in-band "${event}" frame of the stream: stream broke (data: ${data})`,
-      });
-      // ok[0] succeeded: it is not what failed.
-      expect(f.step).toBeUndefined();
-    }
+  test("an `event: error` frame fails the operation at the step it had reached, with the frame's words", () => {
+    const data = '{"error":{"code":"x","message":"operation failed"}}';
+    const f = failure(decide("start", [ok[0]!, { kind: "other", event: "error", data }, ...ok.slice(1)]).outcome);
+    expect(f).toMatchObject({
+      shape: "error-event",
+      frame: "error",
+      step: "starting VM",
+      serverMessage: `in-band "error" frame of the stream: operation failed (data: ${data})`,
+    });
+    // with close after it, as the seeds' services end a failed operation
+    const closed = failure(decide("start", [ok[0]!, { kind: "other", event: "error", data }, CLOSE]).outcome);
+    expect(closed).toMatchObject({ shape: "error-event", frame: "error" });
     const plain = failure(decide("start", [{ kind: "other", event: "error", data: "plain words" }]).outcome);
     expect(plain.serverMessage).toBe('in-band "error" frame of the stream: plain words');
     const huge = failure(decide("start", [{ kind: "other", event: "error", data: "x".repeat(2_000) }]).outcome);
     expect(huge.serverMessage).toBe(`in-band "error" frame of the stream: ${"x".repeat(500)}… [1500 more chars]`);
+  });
+
+  test("an `sse_error` frame is the stream's failure: no verdict on the operation, unless its completion still came", () => {
+    const data = '{"error":{"code":"stream_failed","message":"buffer overflow"}}';
+    const frame: OperationEvent = { kind: "other", event: "sse_error", data };
+    const cut = failure(decide("start", [ok[0]!, frame]).outcome);
+    expect(cut).toMatchObject({ shape: "stream-error", frame: "sse_error", step: "starting VM" });
+    expect(cut.serverMessage).toBe(`in-band "sse_error" frame of the stream: buffer overflow (data: ${data})`);
+    // closed without the completion: still the stream's failure, not "no completion"
+    expect(failure(decide("start", [ok[0]!, frame, CLOSE]).outcome).shape).toBe("stream-error");
+    // the operation's own completion came after it: it succeeded
+    expect(decide("start", [ok[0]!, frame, ...ok.slice(1)]).outcome.ok).toBe(true);
+    // a step's error after it is the operation's failure
+    const both = failure(decide("start", [frame, S("starting VM", "error", "[-] failed to start VM")]).outcome);
+    expect([both.shape, both.serverMessage]).toEqual(["error-event", "[-] failed to start VM"]);
   });
 
   test("a step's own error event still names its step, even after an in-band frame", () => {

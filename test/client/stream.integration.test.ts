@@ -192,6 +192,41 @@ test("idle timeout also covers a server that never answers the request", async (
   await req.socketClosed;
 });
 
+test("a server that never sends the answer's headers: the headers limit fires, far before the idle limit", async () => {
+  server.route("POST /api/vm/install", () => undefined);
+  const clock = new FakeClock();
+  const p = client.install(
+    { os: "ubuntu", version: "24.04" },
+    { headersTimeoutMs: 120, idleTimeoutMs: 900_000, clock },
+  );
+  const req = await server.nextRequest();
+  clock.advance(120);
+  const err = await failure(p);
+  expect(err.shape).toBe("headers-timeout");
+  expect(err.code).toBe("GPQ_NO_ANSWER");
+  expect(err.message).toMatch(/no answer came \(not even the stream's headers\)/);
+  await req.socketClosed;
+});
+
+test("once the headers are in, the headers limit no longer applies: a long silence is the idle limit's", async () => {
+  server.route("POST /api/vm/101/start", (_req, res) => {
+    sseHead(res);
+    res.write(START_OK[0]!);
+  });
+  const clock = new FakeClock();
+  const first = firstEvent();
+  const p = client.start(101, { headersTimeoutMs: 100, idleTimeoutMs: 300, clock, onEvent: first.onEvent });
+  await first.seen;
+  clock.advance(250); // past the headers limit, within the idle limit
+  await sleep(20);
+  let settled = false;
+  void p.catch(() => undefined).finally(() => (settled = true));
+  await sleep(20);
+  expect(settled).toBe(false);
+  clock.advance(60);
+  expect((await failure(p)).shape).toBe("idle-timeout");
+});
+
 test("the connection's default idle timeout applies, and heartbeats hold it off", async () => {
   // (keepalive comments and retry fields hold it off too: test/client/reader.test.ts)
   const c = new GoPveQemuClient({ endpoint: server.url, streamIdleTimeoutMs: 150 });
@@ -277,7 +312,21 @@ test("a non-2xx answer to a streamed call is an HttpStatusError with the server'
   expect(err).toMatchObject({
     status: 400,
     serverMessage: "please check your input:Key: 'Config.OS' Error:Field validation for 'OS' failed on the 'oneof' tag",
+    body: "refusal",
   });
+
+  // Who wrote the body: a gateway's JSON, a proxy's page, nothing at all.
+  const answers: [number, string, string, string][] = [
+    [504, "application/json", '{"message":"Endpoint request timed out"}', "json"],
+    [502, "text/html", "<html><body>502 Bad Gateway</body></html>", "text"],
+    [503, "text/plain", "", "text"],
+    [500, "application/json", '{"success":false,"message":"no"}', "refusal"],
+    [500, "application/json", '["not", "an object"]', "text"],
+  ];
+  for (const [status, type, body, kind] of answers) {
+    server.route("POST /api/vm/install", (_req, res) => void res.writeHead(status, { "content-type": type }).end(body));
+    await expect(client.install({ os: "debian", version: "12" })).rejects.toMatchObject({ status, body: kind });
+  }
 
   server.route("POST /api/vm/101/set/node", (_req, res) => {
     res.writeHead(400, { "content-type": "text/plain; charset=utf-8" });
@@ -310,6 +359,12 @@ test("a 200 JSON answer where a stream was expected is a ResponseShapeError", as
   const err = await client.start(101).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ResponseShapeError);
   expect((err as Error).message).toContain("not here");
+  // the server's own refusal body, passed on with 200: said so, for the verdict
+  expect(err).toMatchObject({ body: "refusal" });
+  server.route("POST /api/vm/101/reboot", (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" }).end('{"status":"queued"}');
+  });
+  await expect(client.reboot(101)).rejects.toMatchObject({ body: "json" });
 });
 
 test("a refused connection is a ConnectionError, not an operation failure", async () => {

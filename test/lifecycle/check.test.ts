@@ -249,4 +249,28 @@ describe("check", () => {
     expect(check({}, own, { connectionDefaults: { endpoint: "nonsense" } }).failures).toEqual([]);
     expect(check({}, ok, { connectionDefaults: { endpoint: "https://pve.example:8443/" } }).failures).toEqual([]);
   });
+
+  test("an endpoint with a user name or password is refused at preview, and never shown with them", () => {
+    const own = check({}, { ...ok, connection: { endpoint: "http://admin:s3cret-pw@10.0.0.5:8080" } });
+    expect(own.failures).toHaveLength(1);
+    expect(own.failures[0]!.property).toBe("connection.endpoint");
+    expect(own.failures[0]!.reason).toMatch(
+      /^connection\.endpoint: "http:\/\/\*\*\*@10\.0\.0\.5:8080": it carries a user name or password .* put the credentials in connection\.headers .* or connection\.token/,
+    );
+    const fromConfig = check({}, ok, {
+      connectionDefaults: { endpoint: "https://ops@pve.example:8443/gpq" },
+      defaultEndpointSource: "stack config goPveQemu:endpoint",
+    });
+    expect(fromConfig.failures).toEqual([
+      {
+        property: "connection.endpoint",
+        reason: expect.stringMatching(
+          /^connection\.endpoint: stack config goPveQemu:endpoint is "https:\/\/\*\*\*@pve\.example:8443\/gpq": it carries a user name/,
+        ),
+      },
+    ]);
+    for (const r of [own, fromConfig]) {
+      expect(JSON.stringify(r.failures)).not.toMatch(/s3cret-pw|admin|ops@/);
+    }
+  });
 });

@@ -36,10 +36,17 @@ describe("connection resolution", () => {
 });
 
 describe("secrets", () => {
-  test("redaction masks every non-empty secret, however short (check refuses short passwords)", () => {
+  test("redaction masks every non-empty secret; one shorter than 8 characters only as a whole value", () => {
     const r = redactor(["hunter22", "tok-abc", undefined, "ab", ""]);
     expect(r("pw hunter22 and tok-abc, ab")).toBe("pw *** and ***, ***");
+    // long secrets are masked anywhere, even inside other text
+    expect(r("xhunter22x")).toBe("x***x");
     expect(redactor([""])("nothing to hide")).toBe("nothing to hide");
+    // a short token or header value ("prod", "1") never mangles the words that contain it
+    const short = redactor(["prod", "1", "a.b"]);
+    expect(short("production on prod, Bearer prod; x-env=prod")).toBe("production on ***, Bearer ***; x-env=***");
+    expect(short("VM web-101 (101) took 1.2 s, retry 1 of 2")).toBe("VM web-101 (101) took ***.2 s, retry *** of 2");
+    expect(short("a.b and axb and a.bc")).toBe("*** and axb and a.bc");
     const cause = safeCause(new Error("bad hunter22"), r) as Error;
     expect(cause.message).toBe("bad ***");
     const clean = new Error("fine");

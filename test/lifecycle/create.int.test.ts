@@ -154,7 +154,7 @@ describe("create: failures that leave nothing", () => {
   test("a body the server cannot bind: the 400 message", async () => {
     await failsCleanly(
       () => create(h.inputs({ os: "windows" }), h.ctx()),
-      /the server rejected the install: please check your input:.*\(HTTP 400\); nothing was created/,
+      /the server refused the install: please check your input:.*\(HTTP 400\); nothing was created/,
     );
   });
 
@@ -319,13 +319,30 @@ describe("create: what a lost stream says, in simulated time", () => {
     ).toBe(true);
   });
 
-  test("a JSON refusal with a pinned VMID fails at once; a proxy's 502 page is followed, and the user is told why", async () => {
+  test("the server's refusal fails at once, whatever the status; a proxy's 502 page too: the install never began", async () => {
     h.sim.addFault({ kind: "http", op: "install", status: 500, body: '{"success":false,"message":"no"}', times: 1 });
     const refused = simCtx();
     const err = await create(h.inputs({ vmid: 190 }), refused).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: CODES.installFailed });
-    expect((err as Error).message).toMatch(/^the server rejected the install: no \(HTTP 500\); nothing was created/);
+    expect((err as Error).message).toMatch(/^the server refused the install: no \(HTTP 500\); nothing was created/);
     expect(messages(refused.lines, "warn").filter((m) => /lost|following/.test(m))).toEqual([]);
+
+    // The same refusal passed on with 200 (a proxy that rewrites the status), a VMID pinned.
+    h.sim.addFault({
+      kind: "http",
+      op: "install",
+      status: 200,
+      body: '{"success":false,"message":"please check your input"}',
+      contentType: "application/json; charset=utf-8",
+      times: 1,
+    });
+    const clock = simClock(SPEED);
+    const passedOn = simCtx({ clock });
+    const err1 = await create(h.inputs({ vmid: 192 }), passedOn).catch((e: unknown) => e);
+    expect((err1 as Error).message).toMatch(
+      /^the server refused the install: .*please check your input.*nothing was created/,
+    );
+    expect(clock.elapsed()).toBeLessThan(60_000);
 
     h.sim.addFault({
       kind: "http",
@@ -333,15 +350,22 @@ describe("create: what a lost stream says, in simulated time", () => {
       status: 502,
       body: "<html>bad gateway</html>",
       contentType: "text/html",
-      times: 1,
+      times: 2,
     });
-    const proxied = simCtx();
-    const err2 = await create(h.inputs({ vmid: 191 }), proxied).catch((e: unknown) => e);
-    expect(err2).toMatchObject({ code: CODES.installFailed });
-    expect((err2 as Error).message).toMatch(/never appeared, and the server can no longer create it/);
-    expect(messages(proxied.lines, "warn")[0]).toMatch(
-      /^HTTP 502 came from something between us and the server, not the server itself: the install may have started behind it/,
-    );
+    for (const vmid of [191, undefined]) {
+      const clock2 = simClock(SPEED);
+      const proxied = simCtx({ clock: clock2 });
+      const err2 = await create(h.inputs({ vmid, name: vmid === undefined ? undefined : "page" }), proxied).catch(
+        (e: unknown) => e,
+      );
+      expect(err2).toMatchObject({ code: CODES.installFailed });
+      expect((err2 as Error).message).toMatch(
+        /^the install failed: .*bad gateway.* \(HTTP 502\); the server's stream never began .*nothing was created/,
+      );
+      // one look at the list, no follow
+      expect(clock2.elapsed()).toBeLessThan(60_000);
+      expect(messages(proxied.lines, "warn").filter((m) => /lost|following/.test(m))).toEqual([]);
+    }
   });
 
   test("when the follow must end before the VMID is known: what is known, and `adopt: true` as the way in", async () => {

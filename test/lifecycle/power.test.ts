@@ -32,7 +32,7 @@ test("a shutdown that does not answer within shutdownTimeoutMs is abandoned and 
   expect(stop?.at).toBe(s.clock.start + 120_000);
   expect(s.server.vms.get(101)?.running).toBe(false);
   expect(s.lines.filter((l) => l.startsWith("warn"))).toEqual([
-    "warn VM web-101 (101) did not shut down within 120s (the shutdown request got no answer); stopping it hard",
+    "warn VM web-101 (101): it did not shut down within 120s (the shutdown request got no answer); stopping it hard",
   ]);
   expect(s.lines.filter((l) => l.startsWith("info"))).toHaveLength(3); // 30s, 1m00s, 1m30s
 });
@@ -52,27 +52,64 @@ test("answered at once but the VM keeps running: a hard stop once the shutdown t
   expect(await run(s)).toBe("forced");
   expect(s.server.calls.find((c) => c.call === "stop")?.at).toBe(s.clock.start + 60_000);
   expect(s.lines).toContain(
-    "warn VM web-101 (101) did not shut down within 60s (status says running); stopping it hard",
+    "warn VM web-101 (101): it did not shut down within 60s (status says running); stopping it hard",
   );
 });
 
-test("the server says the graceful shutdown failed (qm's own timeout): the hard stop follows", async () => {
+test("the server says its qm shutdown failed: the command is over, so the hard stop follows at once", async () => {
+  for (const afterMs of [130, 180_000]) {
+    const s = setup();
+    s.server.shutdownMode = {
+      mode: "error",
+      status: 500,
+      afterMs,
+      message:
+        "failed to shutdown VM: [-] failed to shutdown VM: exit status 255, output: VM quit/powerdown failed - got timeout",
+    };
+    expect(await run(s)).toBe("forced");
+    expect(s.server.count("stop")).toBe(1);
+    // the stop was sent right after the answer, not after watching out the shutdown time
+    expect(s.server.calls.find((c) => c.call === "stop")?.at).toBe(s.clock.start + afterMs);
+    expect(s.clock.elapsed()).toBeLessThan(afterMs + 5_000);
+    expect(s.lines.filter((l) => l.startsWith("warn"))).toEqual([
+      "warn VM web-101 (101): the server's qm shutdown failed (failed to shutdown VM: [-] failed to shutdown VM: exit status 255, output: VM quit/powerdown failed - got timeout); stopping it hard",
+    ]);
+  }
+});
+
+test("a 5xx that is not the server's own (a proxy's page): nothing sure, the VM is watched for the rest of the time", async () => {
   const s = setup();
-  s.server.shutdownMode = {
-    mode: "error",
-    status: 500,
-    afterMs: 180_000,
-    message:
-      "failed to shutdown VM: [-] failed to shutdown VM: exit status 255, output: VM quit/powerdown failed - got timeout",
-  };
+  s.server.shutdownMode = { mode: "error", status: 502, afterMs: 1_000, message: "<html>502 Bad Gateway</html>" };
   expect(await run(s)).toBe("forced");
-  expect(s.server.count("stop")).toBe(1);
   expect(s.lines.filter((l) => l.startsWith("warn"))).toEqual([
-    "warn VM web-101 (101): the shutdown request failed (POST /api/vm/101/shutdown (VM 101) answered HTTP 500: failed to shutdown VM: [-] failed to shutdown VM: exit status 255, output: VM quit/powerdown failed - got timeout); watching whether the VM stops anyway",
-    "warn VM web-101 (101) did not shut down within 600s (status says running); stopping it hard",
+    "warn VM web-101 (101): the shutdown request failed (POST /api/vm/101/shutdown (VM 101) answered HTTP 502: <html>502 Bad Gateway</html>); watching whether the VM stops anyway",
+    "warn VM web-101 (101): it did not shut down within 600s (status says running); stopping it hard",
   ]);
   // the wait for the VM to stop used what was left of the shutdown time, not more
   expect(s.server.calls.find((c) => c.call === "stop")?.at).toBe(s.clock.start + 600_000);
+});
+
+test("hard stops forbidden (allowHardStop false): a failed shutdown fails, saying why, and nothing is stopped", async () => {
+  const s = setup();
+  s.ctx.allowHardStop = false;
+  s.server.shutdownMode = {
+    mode: "error",
+    status: 500,
+    afterMs: 130,
+    message: "failed to shutdown VM: [-] failed to shutdown VM: exit status 255, output: boom",
+  };
+  await expect(run(s)).rejects.toMatchObject({
+    code: "GPQ_SHUTDOWN_FAILED",
+    message: expect.stringMatching(
+      /^could not shut down VM web-101 \(101\): the server's qm shutdown failed .*boom\); it is not stopped hard because goPveQemu:allowHardStop is false/,
+    ),
+  });
+  expect(s.server.count("stop")).toBe(0);
+  const hung = setup({ shutdownTimeoutMs: 60_000 });
+  hung.ctx.allowHardStop = false;
+  hung.server.shutdownMode = { mode: "hang" };
+  await expect(run(hung)).rejects.toMatchObject({ code: "GPQ_SHUTDOWN_FAILED" });
+  expect(hung.server.count("stop")).toBe(0);
 });
 
 test("a VM that is already stopped: the refusal means done", async () => {

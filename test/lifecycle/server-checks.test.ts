@@ -18,14 +18,15 @@ function recorder() {
 }
 
 const clients: GoPveQemuClient[] = [];
-function checksFor(endpoint: string, extra: { offline?: boolean; timeoutMs?: number } = {}) {
+function checksFor(endpoint: string, extra: { offline?: boolean; timeoutMs?: number; token?: string } = {}) {
   return new ServerChecks({
     client: (conn: ResolvedConnection) => {
       const c = new GoPveQemuClient({ ...conn, connectTimeoutMs: 2000 });
       clients.push(c);
       return c;
     },
-    connectionDefaults: { endpoint },
+    connectionDefaults: { endpoint, token: extra.token },
+    defaultTokenSource: extra.token === undefined ? undefined : "stack config goPveQemu:token",
     offline: extra.offline ?? false,
     timeoutMs: extra.timeoutMs ?? 5000,
   });
@@ -107,6 +108,39 @@ describe("server checks", () => {
       expect(warnings[0]).toMatch(
         new RegExp(`^the go-pve-qemu server at ${other.url} did not list its nodes \\(.*500.*failed to get VM Map`),
       );
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("credentials the server or its proxy refuses (401/403) fail the check, naming the token's setting", async () => {
+    const other = await startSimulator({ speed: 2000 });
+    try {
+      other.addFault({ op: "list", kind: "http", status: 401, body: "Unauthorized", times: 1 });
+      const { reporter, warnings } = recorder();
+      const failures = await checksFor(other.url, { token: "tok-wrong-123" }).check(URN("a"), vm(), reporter);
+      expect(failures).toEqual([
+        {
+          property: "connection.token",
+          reason: `connection.token: the go-pve-qemu server at ${other.url}, or a proxy in front of it, refused the request (HTTP 401: Unauthorized): the token from stack config goPveQemu:token was refused; set a valid one`,
+        },
+      ]);
+      expect(warnings).toEqual([]);
+      expect(JSON.stringify(failures)).not.toContain("tok-wrong-123");
+
+      other.addFault({ op: "list", kind: "http", status: 403, body: "Forbidden", times: 1 });
+      const own = await checksFor(other.url).check(
+        URN("b"),
+        vm({ connection: { endpoint: other.url, token: "tok-own-4567" } }),
+        reporter,
+      );
+      expect(own[0]!.reason).toMatch(
+        /refused the request \(HTTP 403: Forbidden\): the token from the resource's connection.token was refused/,
+      );
+
+      other.addFault({ op: "list", kind: "http", status: 401, body: "Unauthorized", times: 1 });
+      const none = await checksFor(other.url).check(URN("c"), vm(), reporter);
+      expect(none[0]!.reason).toMatch(/: no token is set \(give one with `pulumi config set --secret goPveQemu:token/);
     } finally {
       await other.close();
     }

@@ -34,4 +34,23 @@ describe("settings of the preview checks", () => {
     );
     expect(readSettings(from({}), {}).endpointSource).toBeUndefined();
   });
+
+  test("the token's source is named too, and the token itself is the one used", () => {
+    const both = readSettings(from({ "goPveQemu:token": "a" }), { GO_PVE_QEMU_TOKEN: "b" });
+    expect([both.connection.token, both.tokenSource]).toEqual(["a", "stack config goPveQemu:token"]);
+    const env = readSettings(from({}), { GO_PVE_QEMU_TOKEN: "b" });
+    expect([env.connection.token, env.tokenSource]).toEqual(["b", "the environment variable GO_PVE_QEMU_TOKEN"]);
+    expect(readSettings(from({}), {}).tokenSource).toBeUndefined();
+  });
+
+  test("allowHardStop is true unless the stack says false; the headers limit is milliseconds", () => {
+    expect(readSettings(from({}), {}).allowHardStop).toBe(true);
+    expect(readSettings(from({ "goPveQemu:allowHardStop": "false" }), {}).allowHardStop).toBe(false);
+    expect(() => readSettings(from({ "goPveQemu:allowHardStop": "never" }), {})).toThrow(
+      'config goPveQemu:allowHardStop: "never" is not allowed; expected true or false',
+    );
+    expect(readSettings(from({ "goPveQemu:streamHeadersTimeoutMs": "90000" }), {}).stream.headersTimeoutMs).toBe(
+      90_000,
+    );
+  });
 });

@@ -1,5 +1,11 @@
 // When to give up on a stream: the caller's AbortSignal, an overall deadline,
-// and an idle limit.
+// an idle limit, and a limit on the wait for the answer's headers.
+//
+// go-pve-qemu sends its event-stream headers before it does any work, so a
+// request whose headers do not come within a short time was never begun by
+// the server itself; only a gateway that buffers whole answers holds them
+// back, and such a gateway answers after its own timeout (29-100 s for the
+// common ones). The headers limit sits past those.
 //
 // The idle limit must tolerate the server's documented silences (up to ~10
 // minutes while it waits for SSH), so it defaults to 15 minutes, and any
@@ -9,6 +15,7 @@
 // idle timer, when it fires, re-arms itself for the remaining quiet time.
 
 export type StopCause =
+  | { kind: "headers-timeout"; afterMs: number }
   | { kind: "idle-timeout"; afterMs: number }
   | { kind: "overall-timeout"; afterMs: number }
   | { kind: "aborted"; reason: unknown };
@@ -31,6 +38,8 @@ export interface WatchdogOptions {
   idleMs: number;
   /** 0 disables the overall limit */
   overallMs: number;
+  /** until answered(): the longest wait for the answer's headers; 0 (default) leaves it to the idle limit */
+  headersMs?: number;
   signal?: AbortSignal;
   /** default: performance.now() and setTimeout */
   clock?: WatchdogClock;
@@ -49,6 +58,7 @@ export class Watchdog {
   private readonly overallMs: number;
   private idleTimer: unknown;
   private overallTimer: unknown;
+  private headersTimer: unknown;
   private readonly signal?: AbortSignal;
   private readonly onAbort = () => this.stop({ kind: "aborted", reason: this.signal?.reason });
 
@@ -65,6 +75,20 @@ export class Watchdog {
     this.signal?.addEventListener("abort", this.onAbort, { once: true });
     if (this.idleMs > 0) this.armIdle(this.idleMs);
     if (this.overallMs > 0) this.armOverall();
+    const headersMs = positive(options.headersMs ?? 0);
+    if (headersMs > 0) {
+      this.headersTimer = this.clock.setTimer(
+        () => this.stop({ kind: "headers-timeout", afterMs: headersMs }),
+        Math.min(Math.max(1, Math.ceil(headersMs)), MAX_TIMER_MS),
+      );
+    }
+  }
+
+  /** The answer's headers arrived: the headers limit no longer applies. */
+  answered(): void {
+    this.clock.clearTimer(this.headersTimer);
+    this.headersTimer = undefined;
+    this.touch();
   }
 
   /** Why the stream must stop, once it must. */
@@ -95,7 +119,8 @@ export class Watchdog {
   dispose(): void {
     this.clock.clearTimer(this.idleTimer);
     this.clock.clearTimer(this.overallTimer);
-    this.idleTimer = this.overallTimer = undefined;
+    this.clock.clearTimer(this.headersTimer);
+    this.idleTimer = this.overallTimer = this.headersTimer = undefined;
     this.signal?.removeEventListener("abort", this.onAbort);
     this.listener = undefined;
   }
@@ -129,6 +154,7 @@ export class Watchdog {
     this.cause = cause;
     this.clock.clearTimer(this.idleTimer);
     this.clock.clearTimer(this.overallTimer);
+    this.clock.clearTimer(this.headersTimer);
     this.signal?.removeEventListener("abort", this.onAbort);
     this.listener?.(cause);
   }

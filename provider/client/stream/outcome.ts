@@ -9,11 +9,13 @@
 //       start, reboot  the final `info` event (`finalizing`, `[+] VM started|rebooted successfully`)
 //       migrate        close itself (the stream is only raw `qm migrate` output)
 // Anything else is one of the failure shapes, chosen by the strongest evidence:
-//   error event  >  bare message  >  the client-side end (abort, timeouts, lost
-//   connection)  >  close without the completion mark.
+//   error event (a step's, or a named `event: error` frame)  >  bare message  >
+//   a cancellation  >  an `sse_error` frame (the stream's own failure)  >  the
+//   client-side end (timeouts, lost connection)  >  close without the
+//   completion mark.
 import { ErrorBodySchema, type StepEvent } from "../schemas";
 import { InstallFactsTracker } from "./install-facts";
-import { ERROR_FRAME_NAMES, STEP, isRecoverableSshKeyError } from "./wire";
+import { OPERATION_ERROR_FRAMES, STEP, STREAM_ERROR_FRAMES, isRecoverableSshKeyError } from "./wire";
 import { Tail } from "./tail";
 import type {
   FailureShape,
@@ -29,13 +31,15 @@ import type {
 export type StreamEnd =
   | { kind: "eof" } // the server ended the response (after close, or not)
   | { kind: "broken"; detail: string } // socket error, reset, buffer overflow
-  | { kind: "idle-timeout" | "overall-timeout"; afterMs: number }
+  | { kind: "headers-timeout" | "idle-timeout" | "overall-timeout"; afterMs: number }
   | { kind: "aborted"; reason?: unknown };
 
 export interface OutcomeFailure {
   shape: FailureShape;
   serverMessage?: string;
   step?: string;
+  /** the named frame that carried the failure (`error`, `sse_error`), when it was not a step's event */
+  frame?: string;
   tail: string[];
   warnings: StreamWarning[];
   facts?: InstallFacts;
@@ -65,8 +69,10 @@ export class OperationOutcome {
   private completionSeen = false;
   private lastStep: string | undefined;
   private lastStepStatus: string | undefined;
-  /** `step` undefined: an in-band error frame, which belongs to no step of the operation. */
-  private firstError: { step?: string; message: string; inBand?: true } | undefined;
+  /** `frame`: a named `event: error` frame, which fails the operation at the step it had reached. */
+  private firstError: { step?: string; message: string; frame?: string } | undefined;
+  /** The first `sse_error`-style frame: the stream failed, the operation may go on. */
+  private streamError: { message: string; frame: string } | undefined;
   private bareMessage: string | undefined;
   private sshKeyError: StreamWarning | undefined;
   private sshKeyRecovered = false;
@@ -111,11 +117,16 @@ export class OperationOutcome {
         return;
       case "other":
         if (ev.text !== undefined) this.tail.push(ev.event === "stderr" ? `[stderr] ${ev.text}` : ev.text);
-        else if (ERROR_FRAME_NAMES.has(ev.event)) {
-          // The stream itself failed, not the step that had last succeeded: say so, with its data.
+        else if (OPERATION_ERROR_FRAMES.has(ev.event)) {
+          // The operation failed where it was: a definite failure, with the frame's words.
           const message = inBandErrorText(ev.event, ev.data);
           this.tail.push(message);
-          this.firstError ??= { message, inBand: true };
+          this.firstError ??= { message, frame: ev.event, step: this.lastStep };
+        } else if (STREAM_ERROR_FRAMES.has(ev.event)) {
+          // The stream failed, not the operation: no verdict on the operation.
+          const message = inBandErrorText(ev.event, ev.data);
+          this.tail.push(message);
+          this.streamError ??= { message, frame: ev.event };
         }
         return;
     }
@@ -167,26 +178,34 @@ export class OperationOutcome {
       facts: this.facts?.snapshot(),
       lastEventId: this.lastEventId,
     };
-    if (error)
-      return {
-        ok: false,
-        failure: {
-          ...base,
-          shape: "error-event",
-          serverMessage: error.message,
-          step: "inBand" in error ? undefined : (error.step ?? this.lastStep),
-        },
+    if (error) {
+      const failure: OutcomeFailure = {
+        ...base,
+        shape: "error-event",
+        serverMessage: error.message,
+        step: error.step ?? this.lastStep,
       };
+      if ("frame" in error && error.frame !== undefined) failure.frame = error.frame;
+      return { ok: false, failure };
+    }
     if (this.bareMessage !== undefined)
       return {
         ok: false,
         failure: { ...base, shape: "bare-message", serverMessage: this.bareMessage, step: this.lastStep },
       };
+    if (this.streamError && end.kind !== "aborted" && !(this.closeSeen && this.completionSeen)) {
+      const { message, frame } = this.streamError;
+      return {
+        ok: false,
+        failure: { ...base, shape: "stream-error", serverMessage: message, step: this.lastStep, frame },
+      };
+    }
 
     if (!this.closeSeen) {
       // The stream stopped before the server said it was done. The server said nothing about
       // it, so no serverMessage; a broken connection names what the client saw instead.
       switch (end.kind) {
+        case "headers-timeout":
         case "idle-timeout":
         case "overall-timeout":
           return { ok: false, failure: { ...base, shape: end.kind, step: this.lastStep } };

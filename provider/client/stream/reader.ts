@@ -187,7 +187,10 @@ function stopError(cause: StopCause): Error {
   if (cause.kind === "aborted") {
     return cause.reason instanceof Error ? cause.reason : new DOMException("The operation was aborted", "AbortError");
   }
-  return new Error(`${cause.kind === "idle-timeout" ? "no data" : "not finished"} within ${cause.afterMs} ms`);
+  const what = { "headers-timeout": "no answer", "idle-timeout": "no data", "overall-timeout": "not finished" }[
+    cause.kind
+  ];
+  return new Error(`${what} within ${cause.afterMs} ms`);
 }
 
 function describe(err: unknown): string {

@@ -63,12 +63,14 @@ export interface InstallFacts {
 
 /** The five failure shapes of the wire doc, plus the client-side ends. */
 export type FailureShape =
-  | "error-event" // status: "error" then close
+  | "error-event" // status: "error" (or a named `event: error` frame), then close
   | "bare-message" // data: {"message": ...} and no close
   | "no-completion" // close, no error, but no completion mark
   | "connection-lost" // the stream ended or broke without close
   | "idle-timeout" // silent for longer than the idle timeout
   | "overall-timeout" // the operation ran longer than allowed
+  | "stream-error" // an `sse_error` frame: the stream failed, the operation may go on
+  | "headers-timeout" // no answer's headers within the headers limit: the server never began
   | "aborted"; // the caller's AbortSignal fired
 
 /** A recoverable server error that was followed by its recovery. */

@@ -61,8 +61,16 @@ export function isRecoverableSshKeyError(step: string | undefined, message: stri
   return step === STEP.sshKeyCheck && (message ?? "").includes(SSH_KEY_MISSING);
 }
 
-/** In-band error frames of other SSE services (`sse_error`, `event: error`); go-pve-qemu sends none. */
-export const ERROR_FRAME_NAMES: ReadonlySet<string> = new Set(["error", "sse_error"]);
+/**
+ * Named error frames, which go-pve-qemu itself never sends but a proxy or
+ * another SSE service in front of it may. They mean two different things
+ * (the seeds' protocols): `event: error` ends a FAILED operation ("the stream
+ * closes after a complete or error frame"), a definite failure like a step's
+ * error; `sse_error` reports that the STREAM failed while the operation goes
+ * on, which says nothing about the operation's outcome.
+ */
+export const OPERATION_ERROR_FRAMES: ReadonlySet<string> = new Set(["error"]);
+export const STREAM_ERROR_FRAMES: ReadonlySet<string> = new Set(["sse_error"]);
 
 // ---- phases, and what a failure in each leaves ---------------------------------
 
