@@ -22,6 +22,8 @@ export interface StreamReport {
   ended: "success" | "lost";
   /** start/reboot: the stream had shown the power step done (`[+] VM starting` / `[+] VM rebooting`) */
   powerStepDone: boolean;
+  /** reboot: the VM was seen stopped since the request (`qm reboot` stops the guest and starts it again) */
+  stoppedSeen?: boolean;
   /** migrate: the node asked for */
   targetNode?: string;
 }
@@ -83,7 +85,10 @@ function decidePresent(
   if (report.kind === "start" || report.ended === "success" || report.powerStepDone) {
     return { kind: "applied", why: "the VM runs" };
   }
-  // A reboot leaves a running VM running: lost before the server said it rebooted, nothing shows whether it did.
+  if (report.stoppedSeen === true) return { kind: "applied", why: "the VM was seen stopped and running again" };
+  // A reboot leaves a running VM running: lost before the server said it rebooted, only its stopped
+  // moment shows that it did. Waiting for one that may never come would be waiting on the clock
+  // alone: the update fails instead (keeping the old triggers), and the next up reboots again.
   return {
     kind: "failed",
     why: "the stream was lost before the server reported the reboot, and a running VM cannot show whether it rebooted",

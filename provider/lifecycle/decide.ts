@@ -127,6 +127,40 @@ export interface FollowMemory {
   seen: boolean;
   /** since when it has been seen stopped without a break */
   stoppedSince?: number;
+  /** it was seen running (only `qm start` runs it: the install was past its configuration then) */
+  ran?: boolean;
+  /** it was seen stopped after it had run: the one reboot, or the clean-up after a failure */
+  stoppedAfterRun?: boolean;
+  /**
+   * running, then stopped, then running again: the install's one `qm reboot`,
+   * which the server runs only after the SSH initialization succeeded, and
+   * after which nothing removes the VM. (A clean-up stops it and destroys it.)
+   */
+  rebooted?: boolean;
+}
+
+/**
+ * What one look adds to the follow's memory. Only a definite stop counts for
+ * the reboot rule (a power state that could not be read is no stop); a
+ * disabled VM lists no power state at all.
+ */
+export function remember(mem: FollowMemory, seen: Look, now: number): FollowMemory {
+  if (!exists(seen)) return mem;
+  if (runs(seen)) {
+    return {
+      seen: true,
+      ran: true,
+      stoppedAfterRun: mem.stoppedAfterRun,
+      rebooted: mem.rebooted || mem.stoppedAfterRun,
+    };
+  }
+  const stopped = seen.kind === "present" && seen.running === false;
+  return {
+    ...mem,
+    seen: true,
+    stoppedSince: mem.stoppedSince ?? now,
+    stoppedAfterRun: mem.stoppedAfterRun || (stopped && mem.ran === true),
+  };
 }
 
 /**
@@ -178,6 +212,15 @@ function existingVerdict(
   now: number,
   grace: number,
 ): Verdict | undefined {
+  if (running && mem.rebooted === true) {
+    return {
+      kind: "done",
+      inferred: true,
+      why:
+        "the VM was seen running, then stopped, then running again: the server reboots it once, after its SSH " +
+        "initialization succeeded, and never removes it after that",
+    };
+  }
   if (running && now >= t.undoBy) {
     const inferred = phaseIndex(t.phase) <= phaseIndex("sshInit");
     return {

@@ -18,11 +18,11 @@ import type { VmEntry } from "../client/schemas";
 import type { InstallFacts } from "../client/stream/types";
 import type { Phase } from "../client/stream/wire";
 import { clockOf, openBoundsOf, timingOf } from "./context";
-import { advance, decideLost, phaseShown, secs, stoppedGrace, timelineOf } from "./decide";
+import { advance, decideLost, phaseShown, remember, secs, stoppedGrace, timelineOf } from "./decide";
 import type { FollowMemory, LostInstall, Verdict } from "./decide";
 import { CODES, LifecycleError } from "./errors";
 import { vmLabel } from "./labels";
-import { exists, lookOf, runs } from "./look";
+import { exists, lookOf } from "./look";
 import type { Look } from "./look";
 import { observe, powerWord } from "./observe";
 import { failWithVm, finishCreate } from "./outcome";
@@ -99,7 +99,7 @@ class Watch {
     const open = openBoundsOf(this.job.ctx);
     if (exists(seen)) {
       if (!this.mem.seen) this.firstSeen();
-      this.mem = { seen: true, stoppedSince: runs(seen) ? undefined : (this.mem.stoppedSince ?? now) };
+      this.mem = remember(this.mem, seen, now);
       this.t = advance(this.t, phaseShown(seen)!, now, open, this.job.inputs.node !== undefined);
     }
     const end = {
@@ -115,7 +115,8 @@ class Watch {
     try {
       if (this.vmid === undefined && !(await this.findVmid())) return { kind: "absent" };
       const vmid = this.vmid!;
-      const o = await observe(client, vmid, { vmName: realName(this.job.inputs.name, vmid) }, ctx.signal);
+      // Live power state each round: the reboot's stopped moment is short, and the list lags it.
+      const o = await observe(client, vmid, { vmName: realName(this.job.inputs.name, vmid), live: true }, ctx.signal);
       this.entry = o.nameMatches ? o.entry : undefined;
       const look = lookOf(o);
       if (exists(look)) this.status = powerWord(o);

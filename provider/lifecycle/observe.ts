@@ -30,6 +30,11 @@ export interface Expectations {
   vmName?: string;
   /** Ask `status` when the list says stopped (default true); the list's flag alone when false. */
   status?: boolean;
+  /**
+   * Ask `status` whatever the list says: a follow that must catch a short
+   * stop (the install's reboot) reads the live state, which the list lags.
+   */
+  live?: boolean;
 }
 
 export interface Observation {
@@ -79,7 +84,7 @@ export async function observe(
   const seen: Observation = { vmid, listed: true, entry, disabled, nameMatches };
   if (disabled) return seen;
   seen.running = entry.running;
-  if (entry.running || expect.status === false || !nameMatches) return seen;
+  if (expect.status === false || !nameMatches || (entry.running && expect.live !== true)) return seen;
   try {
     seen.status = await client.status(vmid, { signal });
     seen.running = seen.status === RUNNING;

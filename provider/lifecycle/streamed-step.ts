@@ -130,9 +130,13 @@ function send(
 /** Looks at the VM until the table says applied or failed, or its bound passes (then the last look decides). */
 async function watch(t: StepTarget, report: StreamReport): Promise<OperationVerdict> {
   const bound = boundMs(report, timingOf(t.ctx));
+  // A lost reboot is seen in its stopped moment only: read the live power state, and remember the stop.
+  const live = report.kind === "reboot" && report.ended === "lost" && !report.powerStepDone;
   const look = async (signal?: AbortSignal): Promise<Look> => {
     try {
-      return lookOf(await observe(t.client, t.vmid, { vmName: t.vmName }, signal));
+      const seen = lookOf(await observe(t.client, t.vmid, { vmName: t.vmName, live }, signal));
+      if (seen.kind === "present" && seen.running === false) report.stoppedSeen = true;
+      return seen;
     } catch (err) {
       if (signal?.aborted) throw err;
       return { kind: "unreadable", error: errorText(err, t.redact) };

@@ -31,6 +31,7 @@ import { describeStep, planUpdate } from "./plan";
 import type { Step } from "./plan";
 import { shutdownAndWait } from "./power";
 import { errorText, redactor, safeCause } from "./redact";
+import { followUnconfirmed } from "./settle-follow";
 import { settleInstall } from "./settle-install";
 import type { Redactor } from "./redact";
 import { desiredOf, dropUndefined, parseState } from "./state";
@@ -96,7 +97,10 @@ async function observeCurrent(job: UpdateJob): Promise<VmState> {
   }
   const current = dropUndefined({ ...old, ...observedFields(seen, old) });
   job.label = vmLabel(vmid, current.vmName);
-  const settled = settleInstall(current, seen, job.ctx, job.label);
+  const looked = settleInstall(current, seen, job.ctx, job.label);
+  // Still unconfirmed after one look: followed to a verdict before any step can act on it (a
+  // disabled VM shows nothing to follow, and no step may act on it anyway).
+  const settled = looked === undefined || seen.disabled ? looked : await followUnconfirmed(job, looked);
   if (settled === undefined) throw new LifecycleError(goneMessage(job));
   return dropUndefined(settled);
 }

@@ -70,6 +70,11 @@ describe("a lost reboot", () => {
   });
   test("stopped mid-reboot: look again", () => {
     expect(decideOperation(lost("reboot", { powerStepDone: true }), present(false), false).kind).toBe("wait");
+    expect(decideOperation(lost("reboot"), present(false), false).kind).toBe("wait");
+  });
+  test("seen stopped and then running again: the reboot happened, though the server never said so", () => {
+    const v = decideOperation(lost("reboot", { stoppedSeen: true }), present(true), false);
+    expect(v).toEqual({ kind: "applied", why: "the VM was seen stopped and running again" });
   });
 });
 

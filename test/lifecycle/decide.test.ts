@@ -2,8 +2,16 @@
 // call ends in, how a lost stream is followed, and how read/update settle an
 // unconfirmed install later. Pure functions: no server, no clock.
 import { DEFAULT_OPEN_BOUNDS, phaseBounds, phaseOfEvent } from "../../provider/client/stream/wire";
-import { advance, decideFailure, decideLost, phaseShown, settle, timelineOf } from "../../provider/lifecycle/decide";
-import type { Failure, FailureFacts } from "../../provider/lifecycle/decide";
+import {
+  advance,
+  decideFailure,
+  decideLost,
+  phaseShown,
+  remember,
+  settle,
+  timelineOf,
+} from "../../provider/lifecycle/decide";
+import type { Failure, FailureFacts, FollowMemory } from "../../provider/lifecycle/decide";
 import type { Look } from "../../provider/lifecycle/look";
 import type { Observation } from "../../provider/lifecycle/observe";
 import { settleState } from "../../provider/lifecycle/settle";
@@ -304,6 +312,50 @@ describe("decideLost: one round of following", () => {
       kind: "partial",
       installState: "unconfirmed",
     });
+  });
+});
+
+describe("the reboot rule: running, stopped, running again is past the point where the server removes the VM", () => {
+  const t = timelineOf({ step: "VM initialization > SSH initialization", phase: "sshInit", lostAt: 0 }, OPEN, false);
+  const end = { capAt: Number.POSITIVE_INFINITY, vmidKnown: true, grace: 65_000 };
+  /** The memory after these looks, one second apart. */
+  const after = (looks: Look[]) =>
+    looks.reduce((mem, look, i) => remember(mem, look, i * 1000), { seen: false } as FollowMemory);
+
+  test("seen: done at once, long before the timeline would allow it, and said why", () => {
+    const mem = after([present(true), present(false), present(true)]);
+    expect(mem).toMatchObject({ ran: true, stoppedAfterRun: true, rebooted: true });
+    const v = decideLost(t, present(true), mem, 3_000, end);
+    expect(v).toMatchObject({ kind: "done", inferred: true });
+    expect((v as { why: string }).why).toMatch(/seen running, then stopped, then running again/);
+    expect(3_000).toBeLessThan(t.undoBy);
+  });
+
+  test("missed (never seen stopped): the timeline still decides, as before", () => {
+    const mem = after([present(true), present(true), present(true)]);
+    expect(mem.rebooted).toBeFalsy();
+    expect(decideLost(t, present(true), mem, 3_000, end).kind).toBe("follow");
+    expect(decideLost(t, present(true), mem, t.undoBy, end)).toMatchObject({ kind: "done", inferred: true });
+  });
+
+  test("stopped before it ever ran, then running: that is qm start, not the reboot", () => {
+    const mem = after([present(false, false), present(false), present(true)]);
+    expect(mem.rebooted).toBeFalsy();
+    expect(decideLost(t, present(true), mem, 3_000, end).kind).toBe("follow");
+  });
+
+  test("running, stopped, gone: the clean-up after a failed initialization", () => {
+    const mem = after([present(true), present(false)]);
+    expect(decideLost(t, { kind: "absent" }, mem, 3_000, end).kind).toBe("failed");
+  });
+
+  test("a power state that could not be read, or a disabled VM, is no stop", () => {
+    const unread: Look = { kind: "present", node: "pve1", tagged: true };
+    expect(after([present(true), unread, present(true)]).rebooted).toBeFalsy();
+    expect(after([present(true), { kind: "disabled" }, present(true)]).rebooted).toBeFalsy();
+    // nor does an unreadable server change what is remembered
+    const mem = after([present(true)]);
+    expect(remember(mem, { kind: "unreadable", error: "x" }, 5)).toBe(mem);
   });
 });
 

@@ -113,3 +113,58 @@ test("a disabled VM (node '-', nothing real listed) is no evidence: the install 
   const r = await read("101", state, s.ctx);
   expect(r?.state).toMatchObject({ installState: "unconfirmed", disabled: true });
 });
+
+describe("an update of a VM whose install is still unconfirmed follows it to a verdict first, then plans", () => {
+  test("the install's reboot is seen (running, stopped, running): settled at once, then the change is applied", async () => {
+    const s = setup();
+    s.server.add({ vmid: 101 });
+    const state = unconfirmed(s.clock); // the server may remove it for 10 more minutes
+    // The install goes on: its one reboot, 40 s from now, stops the VM for 3 s.
+    void s.clock.after(40_000).then(() => (s.server.vms.get(101)!.running = false));
+    void s.clock.after(43_000).then(() => (s.server.vms.get(101)!.running = true));
+    const next = await update("101", state, inputs({ cpu: 4 }), s.ctx);
+    expect(next).toMatchObject({ installComplete: true, cpu: 4, running: true });
+    expect(next).not.toHaveProperty("installState");
+    // nothing acted on the VM before the reboot was seen, and the verdict did not wait for the timeline
+    const firstWrite = s.server.calls.find((c) => c.call !== "list" && c.call !== "status");
+    expect(firstWrite?.call).toBe("shutdown");
+    expect(firstWrite!.at - s.clock.start).toBeGreaterThanOrEqual(43_000);
+    expect(firstWrite!.at - s.clock.start).toBeLessThan(60_000);
+    expect(s.lines).toContainEqual(
+      expect.stringMatching(
+        /^info VM web-101 \(101\): its install is settled as complete \(the VM was seen running, then stopped, then running again/,
+      ),
+    );
+  });
+
+  test("the reboot is missed: the timeline settles it, still before any change", async () => {
+    const s = setup();
+    s.server.add({ vmid: 101 });
+    const state = unconfirmed(s.clock);
+    const next = await update("101", state, inputs({ cpu: 4 }), s.ctx);
+    expect(next).toMatchObject({ installComplete: true, cpu: 4 });
+    const firstWrite = s.server.calls.find((c) => c.call !== "list" && c.call !== "status");
+    expect(firstWrite!.at - s.clock.start).toBeGreaterThanOrEqual(600_000);
+  });
+
+  test("the server cleans the VM up meanwhile: the update fails saying it is gone, and nothing was applied", async () => {
+    const s = setup();
+    s.server.add({ vmid: 101 });
+    const state = unconfirmed(s.clock);
+    void s.clock.after(30_000).then(() => (s.server.vms.get(101)!.running = false));
+    void s.clock.after(36_000).then(() => s.server.vms.delete(101));
+    await expect(update("101", state, inputs({ cpu: 4 }), s.ctx)).rejects.toThrow(/no longer exists/);
+    expect(s.server.calls.filter((c) => c.call !== "list" && c.call !== "status")).toEqual([]);
+  });
+
+  test("not settled within the follow's cap: the update fails having changed nothing", async () => {
+    const s = setup();
+    s.server.add({ vmid: 101 });
+    const state = unconfirmed(s.clock);
+    s.ctx.timing = { followTimeoutMs: 60_000 };
+    await expect(update("101", state, inputs({ cpu: 4 }), s.ctx)).rejects.toThrow(
+      /its install is still not settled .*nothing was changed/,
+    );
+    expect(s.server.calls.filter((c) => c.call !== "list" && c.call !== "status")).toEqual([]);
+  });
+});
