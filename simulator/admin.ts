@@ -1,7 +1,7 @@
 // Admin endpoints under /_sim (outside /api, so they never collide with the
 // server's routes), for tests that drive a simulator in another process:
 //
-//   GET    /_sim/state           {vms, disabled, sshKey, images, allowIps, faults, stats}
+//   GET    /_sim/state           {vms, disabled, sshKey, images, allowIps, faults, stats, installs}
 //   GET    /_sim/faults          [rule...]
 //   POST   /_sim/faults          rule or [rule...]        -> {"ids":[...]}
 //   DELETE /_sim/faults          clear all                -> {"cleared":N}

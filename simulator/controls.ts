@@ -3,6 +3,7 @@
 // change run-time settings. One implementation serves both the programmatic
 // handle and the /_sim admin endpoints.
 import type { SimCore, SimulatorStats } from "./core";
+import type { InstallRecord } from "./install-log";
 import {
   describeZodError,
   SettingsSchema,
@@ -25,6 +26,8 @@ export interface SimulatorState {
   allowIps: string;
   faults: FaultRule[];
   stats: SimulatorStats;
+  /** Every install flow since the simulator started (restarts included). */
+  installs: InstallRecord[];
 }
 
 export class Controls {
@@ -61,6 +64,8 @@ export class Controls {
     if (!parsed.success) throw describeZodError("invalid VM patch", parsed.error);
     const vm = this.core.store.patchVm(vmid, parsed.data);
     if (vm.status === "stopped") this.core.cancelStop(vmid);
+    // Power set by hand wins over a reboot's pending restart.
+    if (parsed.data.running !== undefined || parsed.data.status !== undefined) this.core.reboots.cancel(vmid);
     return this.core.store.snapshot(vm, this.core.shutdowns.has(vmid));
   }
 
@@ -101,6 +106,10 @@ export class Controls {
     return { ...s, requests: { ...s.requests } };
   }
 
+  installs(): InstallRecord[] {
+    return this.core.installs.list();
+  }
+
   state(): SimulatorState {
     const store = this.core.store;
     return {
@@ -111,6 +120,7 @@ export class Controls {
       allowIps: this.core.allowIps,
       faults: this.faults(),
       stats: this.stats(),
+      installs: this.installs(),
     };
   }
 

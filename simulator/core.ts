@@ -1,12 +1,15 @@
 // The simulator's shared state and bookkeeping: configuration, cluster state,
 // fault book, clock, counters, and the background work (flows that outlive
-// their request, graceful shutdowns) that close() must end and idle() awaits.
+// their request, graceful shutdowns, restarts after a reboot) that close()
+// must end and idle() awaits.
 import { Clock, SimulatorClosed } from "./clock";
 import type { ResolvedConfig } from "./config";
 import { FaultBook } from "./faults";
+import { InstallLog } from "./install-log";
 import type { StateFile } from "./persist";
 import { rngFor, type Rng } from "./random";
 import { MeasuredRates } from "./rates";
+import { RebootMoments } from "./reboot-moment";
 import type { Op } from "./schemas";
 import { Store } from "./state";
 
@@ -56,20 +59,33 @@ export class SimCore {
   readonly probeRng: Rng;
   /** The measured-rates mode, when on. */
   rates: MeasuredRates | null;
+  /** VMs between a qm reboot's return and Proxmox's start of them. */
+  readonly reboots: RebootMoments;
 
   private readonly abort = new AbortController();
   private readonly flows = new Set<Promise<unknown>>();
   private readonly stalled = new Set<() => void>();
 
-  /** `initial`: the state to start from instead of the state file or the seeds (a restart). */
+  /**
+   * `initial`: the state to start from instead of the state file or the seeds
+   * (a restart); `installs`: the install records kept from before it.
+   */
   constructor(
     readonly cfg: ResolvedConfig,
     initial?: StateFile,
+    readonly installs: InstallLog = new InstallLog(),
   ) {
     this.store = new Store(cfg, initial);
     this.probeRng = rngFor(cfg.seed, "probe");
     this.rates = cfg.measuredRates ? this.newRates() : null;
     this.clock = new Clock(cfg.speed, this.abort.signal);
+    this.reboots = new RebootMoments(
+      this.clock,
+      this.store,
+      () => this.cfg.durations.rebootStopped,
+      (work) => this.track(work),
+      (line) => this.log(line),
+    );
     this.allowIps = cfg.allowIps;
     this.storages = { ...cfg.storages };
     this.ipsInUse = [...cfg.ipsInUse];
@@ -135,8 +151,23 @@ export class SimCore {
    * stopped another way (a hard stop, drift). The VM reads `running` meanwhile.
    */
   async shutdownGuest(vmid: number): Promise<void> {
+    if (await this.waitForGuest(vmid, this.cfg.durations.shutdownGrace)) return;
+    const vm = this.store.vms.get(vmid);
+    if (vm && vm.status === "running") {
+      vm.status = "stopped";
+      this.store.persist();
+      this.log(`VM ${vmid} reached stopped after shutdown`);
+    }
+  }
+
+  /**
+   * qm shutdown's wait for the guest, `simMs` long (the VM shows
+   * shuttingDown meanwhile). True when it was ended by other means first:
+   * whoever ended it set the VM's state.
+   */
+  async waitForGuest(vmid: number, simMs: number): Promise<boolean> {
     this.shutdowns.get(vmid)?.();
-    const wait = this.clock.timer(this.cfg.durations.shutdownGrace);
+    const wait = this.clock.timer(simMs);
     let ended = false;
     const end = (): void => {
       ended = true;
@@ -148,20 +179,18 @@ export class SimCore {
     } finally {
       if (this.shutdowns.get(vmid) === end) this.shutdowns.delete(vmid);
     }
-    // Ended by other means: whoever ended it set the VM's state.
-    if (ended) return;
-    const vm = this.store.vms.get(vmid);
-    if (vm && vm.status === "running") {
-      vm.status = "stopped";
-      this.store.persist();
-      this.log(`VM ${vmid} reached stopped after shutdown`);
-    }
+    return ended;
   }
 
-  /** The guest is off (or gone) by other means: a waiting shutdown answers now. */
+  /**
+   * The VM's power changed by other means (a hard stop, a start, its
+   * removal): a waiting shutdown answers now, and a reboot's pending restart
+   * will not happen.
+   */
   cancelStop(vmid: number): void {
     const end = this.shutdowns.get(vmid);
     this.shutdowns.delete(vmid);
     end?.();
+    this.reboots.cancel(vmid);
   }
 }

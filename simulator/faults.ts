@@ -1,7 +1,15 @@
 // The fault book: rules that make a given operation, step, VM or name fail in
 // one of the wire doc's shapes. Deterministic: the first matching rule (in the
 // order added) fires, and `times` counts down to its retirement.
-import { FaultRuleSchema, STEPS, describeZodError, normalizeStep, type FaultRule, type Op } from "./schemas";
+import {
+  FaultRuleSchema,
+  FRONT_KINDS,
+  STEPS,
+  describeZodError,
+  normalizeStep,
+  type FaultRule,
+  type Op,
+} from "./schemas";
 
 export interface FaultQuery {
   op: Op;
@@ -67,10 +75,10 @@ function matches(rule: FaultRule, q: FaultQuery): boolean {
     const ops = Array.isArray(rule.op) ? rule.op : [rule.op];
     if (!ops.includes(q.op)) return false;
   }
-  // A rule without step strikes at the operation's first step; an http rule
-  // answers the request before any step, so its step does not matter.
+  // A rule without step strikes at the operation's first step; the rules
+  // answered in front of the server act before any step, so theirs does not matter.
   const step = rule.step === undefined ? STEPS[q.op][0] : normalizeStep(rule.step);
-  if (rule.kind !== "http" && step !== q.step) return false;
+  if (!FRONT_KINDS.includes(rule.kind) && step !== q.step) return false;
   if (rule.vmid !== undefined && rule.vmid !== q.vmid) return false;
   if (rule.name !== undefined && !(q.names ?? []).includes(rule.name)) return false;
   return true;

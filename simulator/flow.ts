@@ -1,11 +1,24 @@
 // One streamed operation in progress: its simulated time (for the `(N.NNs)`
 // texts, measured like the server's stepStart / time.Since pairs), its event
-// stream, and the fault points it passes (`enter` for drop/stall/delay at a
-// step, `failing` for a step whose action fails).
+// stream, and the fault points it passes (`enter` for drop/stall/delay/
+// corruption/error frames at a step, `failing` for a step whose action fails).
 import type { SimCore } from "./core";
 import { shown, type OutLine } from "./outputs";
-import type { FaultRule, Op } from "./schemas";
+import { frameFlow, type FaultRule, type Op } from "./schemas";
 import type { Corruption, EventStream } from "./sse";
+
+const FRAME_BODY = '{"message":"operation failed"}';
+
+/**
+ * Thrown out of a flow that an error frame ended (`flow: "stops"`): the
+ * operation goes no further, leaves the VM as it is and cleans nothing up;
+ * the response has already been ended.
+ */
+export class OperationStopped extends Error {
+  constructor(readonly event: string) {
+    super(`operation stopped by an "${event}" frame`);
+  }
+}
 
 export class Flow {
   /** Simulated ms since the operation began. */
@@ -65,6 +78,18 @@ export class Flow {
     }
     const delay = this.core.faults.take(q, ["delay"]);
     if (delay) await this.spend(delay.ms ?? 0);
+    const named = this.core.faults.take(q, ["error-frame"]);
+    if (named) this.errorFrame(named);
+  }
+
+  /** Writes a named error frame and what follows it; throws OperationStopped when the operation ends there. */
+  private errorFrame(rule: FaultRule): void {
+    const event = rule.event ?? "error";
+    this.stream.named(event, rule.body ?? FRAME_BODY);
+    const then = rule.then ?? "close";
+    if (then === "close") this.stream.close();
+    else if (then === "end") this.stream.finish();
+    if (frameFlow(rule) === "stops") throw new OperationStopped(event);
   }
 
   /** Arms a corruption of the stream (the flow itself carries on). */

@@ -8,6 +8,7 @@ import { SimCore, type SimulatorStats } from "./core";
 import { listen } from "./server";
 import type { FaultRule, Settings, SimulatorOptions, VmPatch, VmSeed, DisabledEntry } from "./schemas";
 import type { VmSnapshot } from "./state";
+import type { InstallRecord } from "./install-log";
 
 export interface SimulatorHandle {
   /** `http://127.0.0.1:PORT` (no /api). */
@@ -43,6 +44,12 @@ export interface SimulatorHandle {
   /** ALLOW_IPS, .go_qemu_disabled (null = missing), SSH key, image cache, storages, speed... */
   settings(settings: Settings): void;
   stats(): SimulatorStats;
+  /**
+   * One record per install flow, in start order, by the real clock: when the
+   * server began and finished it and how it ended. Kept across restarts (a
+   * restart is what cuts one short).
+   */
+  installs(): InstallRecord[];
   state(): SimulatorState;
   /** Resolves once no server-side work is left (a dropped install has ended, a shutdown has stopped). */
   idle(): Promise<void>;
@@ -65,7 +72,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const faults = core.faults.list();
     const speed = core.clock.currentSpeed;
     // With a state file the new process reads it, as the real server reads its disk.
-    core = new SimCore(cfg, cfg.stateFile ? undefined : cluster);
+    core = new SimCore(cfg, cfg.stateFile ? undefined : cluster, core.installs);
     core.store.disabled = disabled === null ? null : [...disabled];
     core.faults.clear();
     for (const rule of faults) core.faults.add(rule);
@@ -99,6 +106,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     removeVm: (vmid) => controls.removeVm(vmid),
     settings: (s) => controls.settings(s),
     stats: () => controls.stats(),
+    installs: () => controls.installs(),
     state: () => controls.state(),
     idle: () => controls.idle(),
   };
@@ -108,10 +116,13 @@ export type { ResolvedConfig } from "./config";
 export type { SimulatorState } from "./controls";
 export type { SimulatorStats } from "./core";
 export type { VmSnapshot } from "./state";
+export type { InstallRecord } from "./install-log";
 export type { FaultRule, Settings, SimulatorOptions, VmPatch, VmSeed, DisabledEntry };
 export {
   DURATION_DEFAULTS,
   FAULT_KINDS,
+  FRAME_FLOW,
+  FRAME_THEN,
   GARBLE_VARIANTS,
   FaultRuleSchema,
   SettingsSchema,

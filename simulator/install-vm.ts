@@ -139,10 +139,12 @@ export async function runVmStages(flow: Flow, job: InstallJob): Promise<Outcome>
   await flow.spend(d.qmReboot);
   const rebootFault = flow.failing("rebooting VM");
   if (rebootFault || exists()?.status !== "running") return "silent";
+  // qm reboot returns once the guest is off; Proxmox starts it again a moment later.
+  core.reboots.begin(job.id);
   const rebootElapsed = flow.since();
   flow.emit(step, "processing", "[+] VM rebooting");
   await flow.enter("waiting after reboot");
-  if (!(await waitForSsh(flow, job.id, d.rebootToSsh, flow.failing("waiting after reboot") !== undefined))) {
+  if (!(await waitForSsh(flow, job.id, rebootReadyMs(flow), flow.failing("waiting after reboot") !== undefined))) {
     flow.emit(step, "error", SSH_TIMEOUT);
     return "error";
   }
@@ -170,9 +172,19 @@ export async function waitForSsh(flow: Flow, vmid: number, readyMs: number, fail
     return false;
   }
   await flow.spend(readyMs);
+  // A reboot's restart due at this very moment goes first (two equal timers).
+  await flow.core.reboots.whenBack(vmid);
   if (flow.core.store.vms.get(vmid)?.status === "running") return true;
   await flow.spend(Math.max(0, timeout - readyMs));
   return false;
+}
+
+/**
+ * SSH answers `rebootToSsh` after qm reboot returned, and never while the VM
+ * is still in the reboot's stopped moment.
+ */
+export function rebootReadyMs(flow: Flow): number {
+  return Math.max(flow.d.rebootToSsh, flow.d.rebootStopped);
 }
 
 /** clean(): qm stop --skiplock --timeout 1, sleep 5 s, qm destroy --purge --skiplock. */

@@ -3,7 +3,8 @@
 // its texts. Values are changed the way the server changes them: validation of
 // cpu/ram/disk runs before the defaults are applied (see applyDefaultsFirst).
 import type { SimCore } from "./core";
-import { Flow } from "./flow";
+import { SimulatorClosed } from "./clock";
+import { Flow, OperationStopped } from "./flow";
 import { bindJson, goAtoi, INSTALL_BODY } from "./gobind";
 import { goJson } from "./gojson";
 import { ipAllowed } from "./guards";
@@ -50,17 +51,34 @@ export async function handleInstall(core: SimCore, ctx: Ctx): Promise<void> {
 
   stream.open();
   core.stats.installsStarted++;
+  const ended = core.installs.begin(job.requestedName, () => job.id);
   const flow = new Flow(core, stream, "install", job.id, job.requestedName ? [job.requestedName] : []);
   const work = (async () => {
-    const outcome = await runInstall(flow, job);
+    let outcome: Outcome;
+    let stopped = false;
+    try {
+      outcome = await runInstall(flow, job);
+    } catch (err) {
+      // An error frame ended it (its response is over), or the process died.
+      if (!(err instanceof OperationStopped)) {
+        if (err instanceof SimulatorClosed) ended("cut-short");
+        throw err;
+      }
+      outcome = "error";
+      stopped = true;
+    }
+    ended(outcome);
     if (outcome === "completed") core.stats.installsSucceeded++;
     else if (outcome === "error") core.stats.installsFailed++;
     else core.stats.installsSilent++;
     core.log(`install ${job.id || "(no VMID)"} ended: ${outcome}`);
+    if (stopped) return;
     // The handler writes the close event whatever Install returned.
     await flow.enter("close");
     stream.close();
-  })();
+  })().catch((err: unknown) => {
+    if (!(err instanceof OperationStopped)) throw err;
+  });
   core.track(work);
   await work.catch(() => undefined);
 }

@@ -24,6 +24,9 @@ export function lockTimeout(vmid: number): string {
   );
 }
 
+/** `qm shutdown` when the guest ignored the power button until qm's own timeout. */
+export const POWERDOWN_TIMEOUT = "exit status 255, output: VM quit/powerdown failed - got timeout\n";
+
 /**
  * A per-VM `qm` call for a VMID with no config anywhere: the server finds no
  * node for it in /etc/pve, so it runs `ssh root@ qm ...` with an empty host

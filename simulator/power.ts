@@ -4,11 +4,11 @@
 // streams its steps and the handler ends with `event: close`.
 import { seconds } from "./clock";
 import type { SimCore } from "./core";
-import { Flow } from "./flow";
+import { Flow, OperationStopped } from "./flow";
 import { bindJson, NODE_BODY } from "./gobind";
 import { checkId, ipAllowed, osUser, parseVmid } from "./guards";
 import { corsHeaders, goOrder, TEXT, type Ctx } from "./http";
-import { waitForSsh } from "./install-vm";
+import { rebootReadyMs, waitForSsh } from "./install-vm";
 import { migrate } from "./migrate";
 import { lockTimeout, SSH_NO_HOST } from "./outputs";
 import { bareFrame, EventStream } from "./sse";
@@ -33,7 +33,10 @@ async function serve(core: SimCore, flow: Flow, service: () => Promise<Result>):
     }
     await flow.enter("close");
     flow.stream.close();
-  })();
+  })().catch((err: unknown) => {
+    // An error frame ended the operation and its response: nothing more is done.
+    if (!(err instanceof OperationStopped)) throw err;
+  });
   core.track(work);
   await work.catch(() => undefined);
 }
@@ -97,10 +100,10 @@ async function runReboot(flow: Flow, vmid: number): Promise<Result> {
     return { bare: `[-] failed to reboot VM: [-] failed to reboot VM: ${detail}` };
   }
   core.cancelStop(vmid);
-  vm.status = "running";
-  core.store.persist();
+  // The guest is off now; Proxmox starts it again a moment later.
+  core.reboots.begin(vmid);
   flow.emit("rebooting VM", "success", `[+] VM rebooting (${seconds(flow.since())}s)`);
-  return finishBoot(flow, vmid, d.rebootToSsh, "[-] failed to reboot VM: ", "[+] VM rebooted successfully");
+  return finishBoot(flow, vmid, rebootReadyMs(flow), "[-] failed to reboot VM: ", "[+] VM rebooted successfully");
 }
 
 /** `waiting for SSH`, the 5 s pause, `finalizing` info. */

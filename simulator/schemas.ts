@@ -77,12 +77,18 @@ export function normalizeStep(step: string): string {
   return at === -1 ? step.trim() : step.slice(at + 3).trim();
 }
 
+/** The operations that answer with an event stream. */
+const SSE_OPS: readonly Op[] = ["install", "start", "reboot", "setNode"];
+
 export const FAULT_KINDS = [
   "fail",
   "drop",
   "stall",
   "http",
+  "gateway",
+  "hang",
   "delay",
+  "error-frame",
   "garble",
   "cut",
   "late",
@@ -98,6 +104,16 @@ export const FAULT_KINDS = [
  */
 export const GARBLE_VARIANTS = ["fragment", "duplicate", "crlf"] as const;
 export type GarbleVariant = (typeof GARBLE_VARIANTS)[number];
+
+/** What follows a named error frame: `event: close` and the end, the end alone, or the rest of the stream. */
+export const FRAME_THEN = ["close", "end", "continue"] as const;
+/** What the server-side operation does after a named error frame. */
+export const FRAME_FLOW = ["stops", "continues"] as const;
+
+/** Kinds answered in front of the server, before any step: their `step` does not matter. */
+export const FRONT_KINDS: readonly string[] = ["http", "gateway", "hang"];
+
+const oneLine = (what: string) => z.string().regex(/^[^\r\n]*$/, `${what} must be one line (no CR or LF)`);
 
 export const FaultRuleSchema = z
   .strictObject({
@@ -120,7 +136,15 @@ export const FaultRuleSchema = z
      *       longer than any step), the flow carries on unheard;
      * http: the request is answered at once with status/body/contentType and
      *       nothing is done (a proxy in front of the server, say);
-     * delay: `ms` more simulated milliseconds of silence at the step.
+     * gateway: the request reaches the server and runs there unheard; after
+     *       `ms` the client gets status/body/contentType instead (a gateway
+     *       that buffers whole responses, then times out or fails);
+     * hang: the request is read and never answered, nothing is done; the
+     *       connection stays open until the client leaves (a black hole);
+     * delay: `ms` more simulated milliseconds of silence at the step;
+     * error-frame: (SSE operations) `event: <event>` / `data: <body>` is
+     *       written at the step, then `then`; the operation `flow`s on or
+     *       stops there (the frames other SSE services and proxies send).
      *
      * Stream corruption, as the real server's concurrent writers produce it
      * (SSE operations; the flow always carries on server-side):
@@ -138,14 +162,29 @@ export const FaultRuleSchema = z
     detail: z.string().optional(),
     /** fail: output lines streamed before the failure (migration, SSH initialization). */
     output: z.array(z.string()).optional(),
-    /** http: status code (default 502). */
+    /** http: status code (default 502); gateway: (default 504). */
     status: z.number().int().min(100).max(599).optional(),
-    /** http: body (default empty). */
+    /**
+     * http: body (default empty); gateway: (default `{"message":"Endpoint
+     * request timed out"}`); error-frame: the data line (default
+     * `{"message":"operation failed"}`).
+     */
     body: z.string().optional(),
-    /** http: content type (default text/plain; charset=utf-8). */
+    /** http: content type (default text/plain; charset=utf-8); gateway: (default application/json). */
     contentType: z.string().optional(),
-    /** delay: simulated milliseconds (scaled by speed like every duration). */
+    /**
+     * Simulated milliseconds (scaled by speed like every duration). delay: the
+     * silence; gateway: when the gateway answers (default 29000); fail on
+     * shutdown: how much later than at once the failure is answered (a guest
+     * that ignores the power button until qm's own timeout).
+     */
     ms: z.number().nonnegative().optional(),
+    /** error-frame: the frame's event name (default "error"). */
+    event: oneLine("event").min(1).optional(),
+    /** error-frame: what follows the frame (default close). */
+    then: z.enum(FRAME_THEN).optional(),
+    /** error-frame: the operation stops there (default for event "error") or carries on (default otherwise). */
+    flow: z.enum(FRAME_FLOW).optional(),
     /** garble: how the framing breaks (default fragment). */
     variant: z.enum(GARBLE_VARIANTS).optional(),
     /** lose, reorder: how many frames (default 1). */
@@ -156,15 +195,42 @@ export const FaultRuleSchema = z
     times: z.number().int().positive().optional(),
   })
   .superRefine((rule, ctx) => {
-    if (rule.step === undefined) return;
-    const step = normalizeStep(rule.step);
     const ops: readonly Op[] = rule.op === undefined ? OPS : Array.isArray(rule.op) ? rule.op : [rule.op];
-    if (!ops.some((op) => STEPS[op].includes(step))) {
-      const known = [...new Set(ops.flatMap((op) => STEPS[op]))].join(", ");
-      ctx.addIssue({ code: "custom", path: ["step"], message: `unknown step "${rule.step}"; known: ${known}` });
+    const issue = (path: string, message: string): void => ctx.addIssue({ code: "custom", path: [path], message });
+    if (rule.step !== undefined) {
+      const step = normalizeStep(rule.step);
+      if (!ops.some((op) => STEPS[op].includes(step))) {
+        const known = [...new Set(ops.flatMap((op) => STEPS[op]))].join(", ");
+        issue("step", `unknown step "${rule.step}"; known: ${known}`);
+      }
+    }
+    if (rule.kind !== "error-frame") {
+      for (const key of ["event", "then", "flow"] as const) {
+        if (rule[key] !== undefined) issue(key, `"${key}" applies only to kind "error-frame"`);
+      }
+    } else {
+      if (!ops.some((op) => SSE_OPS.includes(op))) {
+        issue("op", `kind "error-frame" applies only to the SSE operations (${SSE_OPS.join(", ")})`);
+      }
+      if (rule.body !== undefined && /[\r\n]/.test(rule.body)) issue("body", "an error frame's body must be one line");
+      if ((rule.then ?? "close") === "continue" && frameFlow(rule) === "stops") {
+        issue("then", 'then "continue" needs flow "continues": a stopped operation has nothing left to stream');
+      }
+    }
+    // ms means something only where something waits: reject it elsewhere rather than ignore it.
+    const shutdownOnly = ops.length === 1 && ops[0] === "shutdown";
+    if (rule.ms !== undefined && rule.kind !== "delay" && rule.kind !== "gateway") {
+      if (rule.kind !== "fail" || !shutdownOnly) {
+        issue("ms", '"ms" applies to kinds "delay" and "gateway", and to "fail" with op "shutdown"');
+      }
     }
   });
 export type FaultRule = z.infer<typeof FaultRuleSchema>;
+
+/** An error frame's effect on the operation: `event: error` ends it, any other event lets it go on. */
+export function frameFlow(rule: Pick<FaultRule, "event" | "flow">): (typeof FRAME_FLOW)[number] {
+  return rule.flow ?? ((rule.event ?? "error") === "error" ? "stops" : "continues");
+}
 
 /** Simulated durations in milliseconds, before division by `speed`. */
 export const DURATION_DEFAULTS = {
@@ -190,6 +256,11 @@ export const DURATION_DEFAULTS = {
   bootToSsh: 35_000,
   sshInit: 95_000,
   qmReboot: 4_100,
+  /**
+   * qm reboot returns once the guest is off; Proxmox then starts the VM again.
+   * This long after qm reboot returns the VM reads stopped (0: never).
+   */
+  rebootStopped: 1_500,
   rebootToSsh: 30_000,
   sshTimeout: 600_000,
   cleanup: 6_500,

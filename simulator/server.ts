@@ -1,13 +1,15 @@
 // The node:http server: routes the 13 endpoints the way gin's router does
 // (exact paths, 404 "404 page not found" otherwise, OPTIONS answered by the
-// CORS middleware), applies `http` faults and connection faults of the plain
-// endpoints, and hands /_sim/* to the admin endpoints.
+// CORS middleware), applies the faults in front of the server (http, gateway,
+// hang) and connection faults of the plain endpoints, and hands /_sim/* to
+// the admin endpoints.
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { handleAdmin } from "./admin";
 import { SimulatorClosed } from "./clock";
 import type { Controls } from "./controls";
 import type { SimCore } from "./core";
+import { answerInFront, sink } from "./front";
 import { parseVmid } from "./guards";
 import { clientIp, readBody, sendNotFound, sendPreflight, sendRedirect, TEXT, type Ctx } from "./http";
 import { handleInstall } from "./install";
@@ -45,23 +47,6 @@ function match(core: SimCore, method: string, path: string): Route | null {
   if (action === "set/node") return { op: "setNode", rawId, run: (c) => handleSetNode(core, c, rawId), streamed: true };
   const op = actionOp(action);
   return op ? { op, rawId, run: (c) => handleAction(core, c, rawId, action), streamed: false } : null;
-}
-
-/** A response that swallows everything: the handler acts, nobody hears it. */
-function sink(): http.ServerResponse {
-  const s = {
-    destroyed: false,
-    writableEnded: false,
-    headersSent: false,
-    writeHead: () => s,
-    setHeader: () => s,
-    flushHeaders: () => undefined,
-    write: () => true,
-    end: () => s,
-    on: () => s,
-    destroy: () => s,
-  };
-  return s as unknown as http.ServerResponse;
 }
 
 async function serveApi(
@@ -108,10 +93,9 @@ async function serveApi(
   const names = vm ? [vm.name, vm.requestedName].filter((n) => n !== "") : [];
   const query = { op: route.op, step: STEPS[route.op][0] as string, vmid, names };
 
-  const answer = core.faults.take(query, ["http"]);
-  if (answer) {
-    res.writeHead(answer.status ?? 502, { "Content-Type": answer.contentType ?? TEXT });
-    res.end(answer.body ?? "");
+  const front = core.faults.take(query, ["http", "gateway", "hang"]);
+  if (front) {
+    answerInFront(core, front, res, (unheard) => route.run({ ...ctx, res: unheard }));
     return;
   }
   if (!route.streamed) {

@@ -7,7 +7,7 @@ import { goJson } from "./gojson";
 import { checkId, ipAllowed, parseVmid } from "./guards";
 import { sendJson, sendText, type Ctx } from "./http";
 import { buildList } from "./list";
-import { lockTimeout, RESIZE_BAD_SIZE, SSH_NO_HOST } from "./outputs";
+import { lockTimeout, POWERDOWN_TIMEOUT, RESIZE_BAD_SIZE, SSH_NO_HOST } from "./outputs";
 import type { FaultRule, Op } from "./schemas";
 import { GIB } from "./state";
 
@@ -148,6 +148,18 @@ const ACTIONS: Record<string, Action> = {
   },
 };
 
+/**
+ * What a failing qm call reports. A failing shutdown with `ms` is a guest
+ * that ignores the power button: qm waits that much longer, then gives up -
+ * unless the guest goes off another way meanwhile (a hard stop), when qm
+ * shutdown sees it off and succeeds.
+ */
+async function failure(core: SimCore, f: FaultRule, vmid: number): Promise<string | null> {
+  if (f.ms === undefined) return f.detail ?? lockTimeout(vmid);
+  if (await core.waitForGuest(vmid, f.ms)) return null;
+  return f.detail ?? POWERDOWN_TIMEOUT;
+}
+
 export function actionOp(path: string): Op | undefined {
   return ACTIONS[path]?.op;
 }
@@ -181,7 +193,7 @@ export async function handleAction(core: SimCore, ctx: Ctx, rawId: string, path:
   await core.clock.sleep(core.cfg.durations[a.durationKey]);
   const f = fault(core, a.op, a.op, vmid);
   let detail: string | null;
-  if (f) detail = f.detail ?? lockTimeout(vmid);
+  if (f) detail = await failure(core, f, vmid);
   else if (!core.store.vms.has(vmid)) detail = SSH_NO_HOST;
   else detail = await a.apply(core, vmid, body);
   if (detail !== null) {

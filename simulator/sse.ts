@@ -72,6 +72,11 @@ export class EventStream {
     this.send(frame(step, status, message));
   }
 
+  /** A named frame (`event: error` and the like): go-pve-qemu never writes one, proxies and other services do. */
+  named(event: string, data: string): void {
+    this.send(`event: ${event}\ndata: ${data}\n\n`);
+  }
+
   /** Arms a corruption for the coming frames. */
   corrupt(c: Corruption): void {
     this.corruptions.push({ ...c });
@@ -95,6 +100,13 @@ export class EventStream {
   close(): void {
     this.flushHeld();
     this.send(CLOSE_FRAME);
+    this.flushLate();
+    this.end();
+  }
+
+  /** The end of the response without `event: close` (held-back frames still go out first). */
+  finish(): void {
+    this.flushHeld();
     this.flushLate();
     this.end();
   }
