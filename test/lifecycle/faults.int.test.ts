@@ -296,16 +296,33 @@ describe("fault matrix: destroyOnCreateFailure after a lost stream", () => {
         faults: [{ kind: "drop", op: "install", step: "assigning IP" }],
         inputs: { destroyOnCreateFailure: true },
       }),
-      // The follow is cut short (5 simulated minutes) while the VM runs its init script.
+      // The follow is cut short (5 simulated minutes) while the VM runs its init script, and its
+      // reboot, after the cut, is never seen.
       runCase({
         label: "unconfirmed",
         pinned: true,
         faults: [{ kind: "drop", op: "install", step: "SSH initialization" }],
         inputs: { destroyOnCreateFailure: true },
         timing: { followTimeoutMs: 5 * 60_000 },
+        sim: { durations: { rebootStopped: 0 } },
+      }),
+      // The same, but the init script is short and the reboot's stopped moment is seen within the
+      // 5 minutes: it settles the install, which is recorded.
+      runCase({
+        label: "reboot seen",
+        pinned: true,
+        faults: [{ kind: "drop", op: "install", step: "SSH initialization" }],
+        inputs: { destroyOnCreateFailure: true },
+        timing: { followTimeoutMs: 5 * 60_000 },
+        sim: { durations: { sshInit: 20_000, rebootStopped: 30_000 } },
       }),
     ]);
-    expectAll(results, { "left stopped": "error", completes: "ok", unconfirmed: "unconfirmed" });
+    expectAll(results, {
+      "left stopped": "error",
+      completes: "ok",
+      unconfirmed: "unconfirmed",
+      "reboot seen": "ok",
+    });
   });
 });
 

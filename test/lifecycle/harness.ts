@@ -53,6 +53,8 @@ export async function startHarness(options: SimulatorOptions = {}, timing: Parti
       c = new GoPveQemuClient({
         ...conn,
         streamIdleTimeoutMs: IDLE_MS,
+        // go-pve-qemu sends its headers at once; a gateway fault answers after 29 simulated s (15 ms here), and before the idle limit
+        streamHeadersTimeoutMs: IDLE_MS / 2,
         requestTimeoutMs: 5000,
         connectTimeoutMs: 2000,
       });

@@ -16,7 +16,8 @@ const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000 };
 
 let h: Harness;
 beforeEach(async () => {
-  h = await startHarness({ imageCache: ["ubuntu/24.04"] });
+  // The install's reboot moment unseen: the takeovers here are decided by the timeline.
+  h = await startHarness({ imageCache: ["ubuntu/24.04"], durations: { rebootStopped: 0 } });
 });
 afterEach(() => h.close());
 
