@@ -49,6 +49,8 @@ export function engineEnv(opts: EngineEnvOptions): Record<string, string> {
   return {
     PATH: [bin, path.join(ROOT, "node_modules", ".bin"), process.env.PATH ?? ""].join(path.delimiter),
     PULUMI_HOME: opts.homeDir,
+    // This machine's install journal kept with the engine's home: a test's stacks never meet another's entries.
+    GO_PVE_QEMU_JOURNAL_DIR: path.join(opts.homeDir, "install-journal"),
     PULUMI_BACKEND_URL: `file://${opts.backendDir}`,
     PULUMI_CONFIG_PASSPHRASE: opts.passphrase ?? process.env.PULUMI_CONFIG_PASSPHRASE ?? "go-pve-qemu-demo",
     PULUMI_SKIP_UPDATE_CHECK: "true",

@@ -9,7 +9,7 @@ import type { Os } from "../client/schemas";
 import { SUPPORTED_VERSIONS } from "../client/schemas";
 import { NO_ENDPOINT_HELP } from "./connection";
 import type { ConnectionDefaults } from "./connection";
-import { derivedName, wasDerivedName } from "./derived-name";
+import { wasDerivedName } from "./derived-name";
 import {
   CREDENTIALS_HELP,
   INPUT_KEYS,
@@ -38,7 +38,7 @@ export interface CheckOptions {
   connectionDefaults?: ConnectionDefaults;
   /** Where the default endpoint comes from, for messages (e.g. "stack config goPveQemu:endpoint"). */
   defaultEndpointSource?: string;
-  /** The resource's URN: a NEW resource declared without `name` gets one derived from it (identity.ts). */
+  /** The resource's URN: a resource that has the name the previous release derived from it keeps it. */
   urn?: string;
 }
 
@@ -171,17 +171,17 @@ function endpointFailure(inputs: Inputs, options: CheckOptions, failed: Set<stri
 }
 
 /**
- * No name: one derived from the URN (identity.ts) for a new resource, or one
- * whose given name was removed (a replace either way); one that has it keeps
- * it, even under a renamed stack. A resource recorded without a name keeps
- * none (no replace on upgrade), and an adopting one keeps the name its VM has.
+ * No name: the VM gets this stack's marked name when it is installed
+ * (stack-name.ts; the mark includes when the install began, so it is not
+ * known here). A resource that has the name the previous release derived
+ * from its URN keeps it, even under a renamed stack: upgrading replaces
+ * nothing.
  */
 function nameToKeep(olds: unknown, inputs: Inputs, urn: string | undefined): string | undefined {
   if (inputs.name !== undefined || !urn || inputs.adopt === true) return undefined;
   const isNew = !isRecord(olds) || Object.keys(olds).length === 0;
   const oldName = isRecord(olds) ? olds.name : undefined;
   if (!isNew && wasDerivedName(oldName, urn, LIMITS.nameMax)) return oldName as string;
-  if (isNew || typeof oldName === "string") return derivedName(urn, LIMITS.nameMax);
   return undefined;
 }
 

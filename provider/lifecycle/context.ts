@@ -7,6 +7,7 @@ import { DEFAULT_OPEN_BOUNDS } from "../client/stream/wire";
 import type { OpenBounds } from "../client/stream/wire";
 import { CODES, LifecycleError } from "./errors";
 import type { ConnectionDefaults, ResolvedConnection } from "./connection";
+import type { InstallJournal } from "./journal";
 
 export type { ResolvedConnection } from "./connection";
 
@@ -78,9 +79,17 @@ export interface LifecycleContext {
   signal?: AbortSignal;
   /**
    * The resource's URN, from the glue. A resource declared without `name` gets a
-   * name derived from it (identity.ts), by which an interrupted create is found again.
+   * name marked for it (stack-name.ts), by which an interrupted create is found again.
    */
   urn?: string;
+  /**
+   * The stack's identity (the StackIdentity resource's random value, from the
+   * glue): the key of the marks in names and of the install journal. Without
+   * it, no VM is ever taken for this resource's interrupted create.
+   */
+  identity?: string;
+  /** This machine's install journal (journal.ts); none when omitted. */
+  journal?: InstallJournal;
   /** Time as the lifecycle sees it (deadlines, pauses between polls); the real clock when omitted. Tests inject a fake one. */
   clock?: Clock;
   /**

@@ -3,63 +3,71 @@
 // The rule that shapes everything here: no VM is ever left outside state, and
 // success is recorded only for an install that completed (or that the server
 // can no longer undo). Each create is observe -> decide -> record:
-// - before installing, the server's list: a pinned VMID held by another VM is
-//   refused; a VM carrying this resource's derived name (identity.ts) is its
-//   interrupted create and is adopted, never duplicated;
+// - before installing, the server's list and this machine's install journal:
+//   a VM that only an interrupted create of this very resource can have made
+//   (identity.ts) is taken over, never duplicated, and an install of it that
+//   the server may still be carrying out is waited for; a pinned VMID held by
+//   any other VM is refused;
 // - the install stream, with its facts and the phase it reached;
 // - on failure, the decision table (decide.ts via failure.ts): a plain error,
 //   a partial create, one retry, or following a lost stream (follow.ts);
-// - on success, the server confirms it (confirm.ts: listed and running).
+// - on success, the server confirms it (confirm.ts: listed and running), and
+//   any other VM that carries this resource's mark (a leftover of an earlier
+//   interrupted create) is removed.
 //
 // Retries (only when nothing of the install was made): an auto-VMID install
 // that loses the VMID race to ANOTHER client (fails at `VM creation > creating
 // VM` while a VM with its VMID exists), and concurrent first installs on a
 // fresh server racing to create its SSH key pair. Races within this process
 // cannot happen (vmid-lock.ts).
+import { randomBytes } from "node:crypto";
 import type { VmEntry } from "../client/schemas";
-import type { InstallFacts, InstallSuccess, OperationEvent } from "../client/stream/types";
-import { STEP, phaseIndex, phaseOfEvent } from "../client/stream/wire";
 import { connectionSecrets, endpointKey, resolveConnection } from "./connection";
+import { clockOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { adopt } from "./adopt";
 import { confirm } from "./confirm";
+import { derivedName } from "./derived-name";
 import { CODES, LifecycleError } from "./errors";
 import { settleFailure } from "./failure";
-import type { Attempt, Progress } from "./failure";
-import { beforeInstall, isDerivedName } from "./identity";
-import { adoptInterrupted } from "./interrupted";
-import { LIMITS, SERVER_DEFAULTS } from "./inputs";
+import type { Attempt } from "./failure";
+import { beforeInstall, claimOf } from "./identity";
+import { installRequest, journalInstall, runInstall } from "./install-run";
+import { awaitPending, takeOver } from "./interrupted";
+import { LIMITS } from "./inputs";
 import type { VmInputs } from "./inputs";
+import { removeLeftovers, sweepLeftovers } from "./leftovers";
 import type { CreateResult, InstallJob } from "./outcome";
 import { generatePassword } from "./password";
-import { installProgress } from "./progress";
 import { errorText, redactor, safeCause } from "./redact";
-import { dropUndefined } from "./state";
+import { stackName } from "./stack-name";
 import { acquireInstallSlot } from "./vmid-lock";
-import type { InstallTicket } from "./vmid-lock";
-import type { InstallRequest } from "../client/schemas";
 
 export type { CreateResult } from "./outcome";
 
 export async function create(inputs: VmInputs, ctx: LifecycleContext): Promise<CreateResult> {
   if (inputs.adopt === true) return adopt(inputs, ctx);
-  const job = jobOf(inputs, ctx);
-  for (let attempt = 1; ; attempt++) {
-    const outcome = await attemptInstall(job, attempt);
-    if (outcome.kind === "done") return outcome.result;
-    if (attempt >= 2) {
-      throw new LifecycleError(`${outcome.reason}; it happened again on the retry. ${outcome.advice}`, {
-        code: CODES.installFailed,
-      });
+  const base = jobOf(inputs, ctx);
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await attemptInstall(base, attempt);
+      if (outcome.kind === "done") return outcome.result;
+      // The decision table allows one retry only: a second one comes back as a failure.
+      ctx.reporter.warn(`${outcome.reason}; retrying the install once`);
     }
-    ctx.reporter.warn(`${outcome.reason}; retrying the install once`);
+  } finally {
+    // The outcome is handed back now, and the entry is no longer needed; a cancelled create keeps
+    // it: the server carries on, and the next create of this resource finds it.
+    if (!ctx.signal?.aborted && base.identity !== undefined && ctx.urn !== undefined) {
+      await ctx.journal?.remove(base.identity, ctx.urn).catch(() => undefined);
+    }
   }
 }
 
 function jobOf(inputs: VmInputs, ctx: LifecycleContext): InstallJob {
   const conn = resolveConnection(inputs.connection, ctx.connectionDefaults);
   const password = inputs.password ?? generatePassword();
-  return {
+  const job: InstallJob = {
     inputs,
     conn,
     client: ctx.client(conn),
@@ -67,72 +75,87 @@ function jobOf(inputs: VmInputs, ctx: LifecycleContext): InstallJob {
     passwordGenerated: inputs.password === undefined,
     redact: redactor([password, ...connectionSecrets(conn)]),
     ctx,
-    request: installRequest(inputs, password),
+    request: { os: inputs.os, version: inputs.version },
     key: endpointKey(conn.endpoint),
-    derived: isDerivedName(inputs.name, ctx.urn, LIMITS.nameMax),
+    name: inputs.name,
+    marked: false,
+    identity: ctx.identity,
+    startedAt: clockOf(ctx).now(),
   };
+  return job;
 }
 
 /**
- * The server's install body. cpu, ram and disk are always sent, with the
- * documented defaults (2, 2048 MB, 16 GiB) for omitted inputs: the server's
- * code validates them BEFORE applying its defaults, so an omitted cpu would
- * become 1 and an omitted ram 512, unlike its docs. Sending them gives the same
- * VM on either behaviour, and "omitted" keeps meaning the documented default.
+ * The job of one attempt: it begins now, and a resource without a name gets
+ * this stack's marked name for it (a stack whose identity the program did not
+ * declare gets a mark no one can verify: unique, never taken over).
  */
-function installRequest(inputs: VmInputs, password: string): InstallRequest {
-  return dropUndefined({
-    os: inputs.os,
-    version: inputs.version,
-    name: inputs.name,
-    id: inputs.vmid,
-    node: inputs.node,
-    cpu: inputs.cpu ?? SERVER_DEFAULTS.cpu,
-    ram: inputs.memoryMb ?? SERVER_DEFAULTS.memoryMb,
-    disk: `${inputs.diskGb ?? SERVER_DEFAULTS.diskGb}G`,
-    user: inputs.user,
-    passwd: password,
-    pubkey: inputs.sshPublicKey?.trim(),
-  });
+function attemptOf(base: InstallJob): InstallJob {
+  const startedAt = clockOf(base.ctx).now();
+  const urn = base.ctx.urn;
+  // The name the previous release derived from the URN is no name of the user's: its replacement gets a mark.
+  const unnamed =
+    base.inputs.name === undefined || (urn !== undefined && base.inputs.name === derivedName(urn, LIMITS.nameMax));
+  const marked = unnamed && urn !== undefined && urn !== "";
+  const key = base.identity ?? randomBytes(16).toString("hex");
+  const name = marked ? stackName(key, urn, startedAt, LIMITS.nameMax) : base.inputs.name;
+  const job = { ...base, startedAt, name, marked: marked && base.identity !== undefined };
+  return { ...job, request: installRequest(job, base.password!) };
 }
 
-async function attemptInstall(job: InstallJob, attempt: number): Promise<Attempt> {
-  const { ctx, inputs } = job;
-  const ticket = await acquireInstallSlot(job.key, inputs.vmid, ctx.signal);
+async function attemptInstall(base: InstallJob, attempt: number): Promise<Attempt> {
+  const { ctx, inputs } = base;
+  const ticket = await acquireInstallSlot(base.key, inputs.vmid, ctx.signal);
   try {
-    const vms = await listBefore(job);
-    const want = {
-      vmid: inputs.vmid,
-      name: inputs.name,
-      derived: job.derived,
-      os: inputs.os,
-      endpoint: job.conn.endpoint,
-    };
-    const found = beforeInstall(vms, want);
+    const vms = await listBefore(base);
+    const journal =
+      base.identity && ctx.urn ? await ctx.journal?.get(base.identity, ctx.urn).catch(() => undefined) : undefined;
+    const found = beforeInstall(vms, claimOf(base, journal));
     if (found.kind === "refuse") throw new LifecycleError(found.why, { code: CODES.vmidTaken });
     const before = new Set(vms.map((vm) => vm.vmid));
     if (found.kind === "interrupted") {
-      ticket.created(); // nothing is installed: the next auto install may start
-      return { kind: "done", result: await adoptInterrupted(job, found.entry, before, ticket) };
+      ticket.created(); // nothing is installed here: the next auto install may start
+      await removeLeftovers(
+        base,
+        found.leftovers.map((o) => o.entry),
+      );
+      return { kind: "done", result: await takeOver(base, found.own, before, ticket, journal) };
     }
-    ctx.reporter.info(
-      `installing ${inputs.os} ${inputs.version} on ${job.conn.endpoint}` +
-        (inputs.vmid !== undefined ? ` as VMID ${inputs.vmid}` : " (the server picks the VMID)") +
-        // in the same line: one engine message fewer per VM
-        (job.passwordGenerated
-          ? "; no password given: a random one was generated (see the secret output `password`)"
-          : ""),
-    );
-    const run = await runInstall(job, ticket);
-    if (!run.ok) return await settleFailure(job, run.err, run.progress, before, ticket, attempt);
-    ticket.created();
-    for (const w of run.success.warnings) {
-      ctx.reporter.debug(`install recovered: ${w.step}: ${job.redact(w.message)}`);
+    if (found.kind === "pending" && found.journal.vmid !== undefined) {
+      ticket.created();
+      return { kind: "done", result: await awaitPending(base, found.journal, before, ticket) };
     }
-    return { kind: "done", result: await confirm(job, run.success.facts) };
+    return await install(attemptOf(base), attempt, before, ticket);
   } finally {
     ticket.finish();
   }
+}
+
+async function install(
+  job: InstallJob,
+  attempt: number,
+  before: Set<number>,
+  ticket: Awaited<ReturnType<typeof acquireInstallSlot>>,
+): Promise<Attempt> {
+  const { ctx, inputs } = job;
+  ctx.reporter.info(
+    `installing ${inputs.os} ${inputs.version} on ${job.conn.endpoint}` +
+      (inputs.vmid !== undefined ? ` as VMID ${inputs.vmid}` : " (the server picks the VMID)") +
+      // in the same line: one engine message fewer per VM
+      (job.passwordGenerated
+        ? "; no password given: a random one was generated (see the secret output `password`)"
+        : ""),
+  );
+  await journalInstall(job);
+  const run = await runInstall(job, ticket);
+  if (!run.ok) return await settleFailure(job, run.err, run.progress, before, ticket, attempt);
+  ticket.created();
+  for (const w of run.success.warnings) {
+    ctx.reporter.debug(`install recovered: ${w.step}: ${job.redact(w.message)}`);
+  }
+  const result = await confirm(job, run.success.facts);
+  if (job.marked) await sweepLeftovers(job, result.state.vmid);
+  return { kind: "done", result };
 }
 
 /** The VMs that exist before the install. */
@@ -145,34 +168,5 @@ async function listBefore(job: InstallJob): Promise<VmEntry[]> {
       `could not list the VMs on ${job.conn.endpoint} before installing (nothing was created): ${errorText(err, job.redact)}`,
       { cause: safeCause(err, job.redact), code: CODES.unreachable },
     );
-  }
-}
-
-type Run = { ok: true; success: InstallSuccess } | { ok: false; err: unknown; progress: Progress };
-
-/** The install stream, keeping the facts and the furthest phase it showed. */
-async function runInstall(job: InstallJob, ticket: InstallTicket): Promise<Run> {
-  const withNode = job.inputs.node !== undefined;
-  const progress: Progress = { facts: { vmCreated: false, completed: false }, step: "", phase: "checkVmid" };
-  const report = installProgress(job.ctx.reporter, job.redact, withNode);
-  const onEvent = (event: OperationEvent): void => {
-    report(event);
-    if (event.kind !== "step" && !(event.kind === "raw" && event.recovered?.kind === "step")) return;
-    const ev = event.kind === "step" ? event : (event.recovered as Extract<OperationEvent, { kind: "step" }>);
-    if (ev.step !== "") progress.step = ev.step;
-    const phase = phaseOfEvent(ev.step, ev.status, ev.message, withNode);
-    if (phase && phaseIndex(phase) > phaseIndex(progress.phase)) progress.phase = phase;
-    // The VMID is taken once this step succeeds: the next auto install may start.
-    if (ev.step === STEP.creatingVm && ev.status === "success") ticket.created();
-  };
-  const onFacts = (f: InstallFacts): void => {
-    progress.facts = f;
-    if (f.vmid !== undefined) ticket.vmidKnown(f.vmid);
-    if (f.vmCreated) ticket.created();
-  };
-  try {
-    return { ok: true, success: await job.client.install(job.request, { signal: job.ctx.signal, onEvent, onFacts }) };
-  } catch (err) {
-    return { ok: false, err, progress };
   }
 }

@@ -95,6 +95,42 @@ export function advance(t: LostInstall, reached: Phase, now: number, open: OpenB
   return { ...t, phase: reached, createBy, startBy, undoBy, settleBy };
 }
 
+/**
+ * The install began no earlier than `began` (the time in its VM's name, or in
+ * this machine's journal), plus this much: the name's time is whole seconds,
+ * and another machine's clock may be a little off.
+ */
+const START_SLACK_MS = 60_000;
+
+/**
+ * An install known to have begun at `began`: the whole install from there
+ * bounds it too, so each deadline is the earlier of the two (a VM whose
+ * install began hours ago is past every step that could still remove it).
+ */
+export function sinceStart(t: LostInstall, began: number, open: OpenBounds, withNode: boolean): LostInstall {
+  return sincePhase(t, { phase: "checkVmid", at: began + START_SLACK_MS }, open, withNode);
+}
+
+/**
+ * The server had reached `phase` by `at` (what the stream said before it was
+ * lost, kept in this machine's journal): the steps after it, from then,
+ * bound the install too; each deadline is the earlier one.
+ */
+export function sincePhase(
+  t: LostInstall,
+  reached: { phase: Phase; at: number },
+  open: OpenBounds,
+  withNode: boolean,
+): LostInstall {
+  const s = timelineOf({ step: t.step, phase: reached.phase, lostAt: reached.at }, open, withNode);
+  const createBy = Math.min(t.createBy, s.createBy);
+  const startBy = Math.min(t.startBy, s.startBy);
+  const undoBy = Math.min(t.undoBy, s.undoBy);
+  const settleBy = Math.max(createBy, startBy + stoppedGrace(open), undoBy);
+  const phase = phaseIndex(reached.phase) > phaseIndex(t.phase) ? reached.phase : t.phase;
+  return { ...t, phase, createBy, startBy, undoBy, settleBy };
+}
+
 /** The phase the server has reached at least, by what the VM shows. */
 export function phaseShown(seen: Look): Phase | undefined {
   if (!exists(seen)) return undefined;
@@ -393,8 +429,10 @@ export function decideFailure(f: Failure, facts: FailureFacts, seen?: Look): Fai
     case "lost":
       if (!facts.followable)
         return {
-          kind: "failed",
-          why: "the stream was lost before the VMID was known, and nothing can be recognised as this install's",
+          kind: "unknown",
+          why:
+            "the stream was lost before the server named the VMID, and nothing on the server can be told to be this " +
+            "install's (a name the user gave is no evidence: another stack may install the same name)",
         };
       return { kind: "follow", from: "stream", why: "the server carries on without a listener" };
     case "unexpected":

@@ -41,7 +41,7 @@
 //   the user is the OS's default user, and the key and triggers are none.
 import { endpointKey } from "./connection";
 import { LifecycleError } from "./errors";
-import { isDerivedName } from "./identity";
+import { derivedName } from "./derived-name";
 import { LIMITS, containsUnknown, isUnknown } from "./inputs";
 import type { ConnectionInput, VmInputs } from "./inputs";
 import { nameFromVmName, parseState } from "./state";
@@ -69,9 +69,20 @@ export function diff(id: string, olds: VmState, news: VmInputs, options: { urn?:
   return {
     changes: replaces.length > 0 || update.length > 0,
     replaces,
-    deleteBeforeReplace: replaces.length > 0 && (pinsSameVmid || isDerivedName(news.name, options.urn, LIMITS.nameMax)),
+    deleteBeforeReplace: replaces.length > 0 && (pinsSameVmid || namedForThisResource(news.name, options.urn)),
     update,
   };
+}
+
+/**
+ * The new VM's name is this resource's own (no name given: this stack's mark,
+ * given at install; or the name the previous release derived from the URN,
+ * kept): created first, the new VM's create would take the old VM, which
+ * carries that name too, for its own interrupted create.
+ */
+function namedForThisResource(name: string | undefined, urn: string | undefined): boolean {
+  if (name === undefined) return true;
+  return urn !== undefined && urn !== "" && name === derivedName(urn, LIMITS.nameMax);
 }
 
 /** Each property with whether it changed, in the order the result lists them. */

@@ -95,7 +95,8 @@ async function answered(job: InstallJob, status: number, body: AnswerBody, befor
 
 /**
  * One look: is there a VM that can only be this install's (its pinned VMID
- * under its name, or its derived name), made since the install began?
+ * under the name it sent, or this stack's mark for this very install),
+ * made since the install began?
  */
 async function installSeen(job: InstallJob, before: Set<number>): Promise<boolean> {
   let vms: VmEntry[];
@@ -104,11 +105,11 @@ async function installSeen(job: InstallJob, before: Set<number>): Promise<boolea
   } catch {
     return false; // the server cannot even list: nothing says the install began
   }
-  const { vmid, name } = job.inputs;
+  const { vmid } = job.inputs;
   const mine = (vm: VmEntry): boolean =>
     !before.has(vm.vmid) &&
-    vm.name === realName(name, vm.vmid) &&
-    (vmid !== undefined ? vm.vmid === vmid : job.derived);
+    vm.name === realName(job.name, vm.vmid) &&
+    (vmid !== undefined ? vm.vmid === vmid : job.marked);
   return vms.some(mine);
 }
 
@@ -135,7 +136,8 @@ export async function settleFailure(
       vmid,
       vmCreated: facts.vmCreated === true,
       pinned: inputs.vmid !== undefined,
-      followable: vmid !== undefined || inputs.name !== undefined,
+      // a VMID, or this stack's mark in the name: a name alone is no evidence
+      followable: vmid !== undefined || job.marked,
       existedBefore: vmid !== undefined && before.has(vmid),
       attempt,
     },
@@ -167,7 +169,7 @@ const LOSS_TEXT: Partial<Record<string, string>> = {
 /** One look at the VMID, for the table and for the state. */
 async function look(job: InstallJob, vmid: number): Promise<{ seen: Look; entry?: VmEntry; status?: string }> {
   try {
-    const o = await observe(job.client, vmid, { vmName: realName(job.inputs.name, vmid) }, job.ctx.signal);
+    const o = await observe(job.client, vmid, { vmName: realName(job.name, vmid) }, job.ctx.signal);
     const seen = lookOf(o);
     return exists(seen) ? { seen, entry: o.entry, status: powerWord(o) } : { seen };
   } catch (err) {
@@ -210,6 +212,11 @@ async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Prom
       const label = vmLabel(k.vmid!, k.facts.realName);
       return failWithVm(job, k.sighting, [`the install of VM ${label} ${v.why}${during(k)}: ${k.why}`], k.cause, lost);
     }
+    case "unknown":
+      throw new LifecycleError(`${failureText(job, v, k)}. ${unclaimedStep(job)}`, {
+        cause: k.cause,
+        code: CODES.installUnknown,
+      });
     default:
       throw new LifecycleError(failureText(job, v, k), { cause: k.cause, code: codeOf(k.failure) });
   }
@@ -238,6 +245,15 @@ function failureText(job: InstallJob, v: { kind: string; why: string }, k: Known
   if (f.kind === "unreachable") return `could not reach the server at ${job.conn.endpoint} to install: ${k.why}`;
   const which = k.vmid === undefined ? "the install" : `the install of VM ${k.vmid}`;
   return `${which} failed; ${v.why}: ${k.why}`;
+}
+
+/** What to do about a VM the server may still make that cannot be told to be this install's. */
+function unclaimedStep(job: InstallJob): string {
+  const name = job.name === undefined ? "the next new VM" : `a new VM named ${job.name}-<vmid>`;
+  return (
+    `If ${name} appears on ${job.conn.endpoint} and it is this stack's, declare it with its \`vmid\` and \`adopt: true\`; ` +
+    "if not, nothing is needed"
+  );
 }
 
 /** A refusal of the credentials: say which settings carry them. */

@@ -9,16 +9,28 @@
 // recorded as unconfirmed for the next refresh or up to settle.
 //
 // When the stream broke before the server named the VMID (auto install), the
-// VM is recognised as the one new VM (not in the pre-install list, not
-// another in-flight install of this process) whose name is `<name>-<vmid>`
-// (with the derived name: this resource's) and whose OS tag is ours or not
-// set yet. Until it appears, an auto install keeps holding the VMID gate: the
+// VM is recognised only by evidence that it is this install's (identity.ts):
+// the one new VM (not in the pre-install list, not another in-flight install
+// of this process) whose name carries this stack's mark for this resource.
+// A name the user gave is no such evidence (another stack may install the
+// same name at the same moment), so such an install is not claimed by name.
+// Until its VM appears, an auto install keeps holding the VMID gate: the
 // server may still be about to create it with the VMID it picked.
 import type { VmEntry } from "../client/schemas";
 import type { InstallFacts } from "../client/stream/types";
 import type { Phase } from "../client/stream/wire";
 import { clockOf, openBoundsOf, timingOf } from "./context";
-import { advance, decideLost, phaseShown, remember, secs, stoppedGrace, timelineOf } from "./decide";
+import {
+  advance,
+  decideLost,
+  phaseShown,
+  remember,
+  secs,
+  sincePhase,
+  sinceStart,
+  stoppedGrace,
+  timelineOf,
+} from "./decide";
 import type { FollowMemory, LostInstall, Verdict } from "./decide";
 import { CODES, LifecycleError } from "./errors";
 import { vmLabel } from "./labels";
@@ -32,6 +44,7 @@ import { errorText } from "./redact";
 import { realName } from "./state";
 import type { InstallTicket } from "./vmid-lock";
 import { vmidsInFlight } from "./vmid-lock";
+import { claimOf, ownVms } from "./identity";
 
 /** Where the stream left the install. */
 export interface LostAt {
@@ -46,6 +59,10 @@ export interface LostAt {
   why: string;
   /** what the follow says it follows, when it is not a lost stream (an interrupted create) */
   headline?: string;
+  /** when the install began, when known from evidence (an interrupted create's name or journal entry) */
+  began?: number;
+  /** the furthest phase its stream had shown, and when (this machine's journal, for an interrupted create) */
+  reached?: { phase: Phase; at: number };
   cause: unknown;
 }
 
@@ -53,7 +70,10 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
   const { ctx } = job;
   const clock = clockOf(ctx);
   const open = openBoundsOf(ctx);
-  const t = timelineOf({ step: at.step, phase: at.phase, lostAt: clock.now() }, open, job.inputs.node !== undefined);
+  const withNode = job.inputs.node !== undefined;
+  const fromNow = timelineOf({ step: at.step, phase: at.phase, lostAt: clock.now() }, open, withNode);
+  const started = at.began === undefined ? fromNow : sinceStart(fromNow, at.began, open, withNode);
+  const t = at.reached === undefined ? started : sincePhase(started, at.reached, open, withNode);
   const capAt = t.lostAt + timingOf(ctx).followTimeoutMs;
   const watch = new Watch(job, at, t);
   ctx.reporter.warn(
@@ -116,7 +136,7 @@ class Watch {
       if (this.vmid === undefined && !(await this.findVmid())) return { kind: "absent" };
       const vmid = this.vmid!;
       // Live power state each round: the reboot's stopped moment is short, and the list lags it.
-      const o = await observe(client, vmid, { vmName: realName(this.job.inputs.name, vmid), live: true }, ctx.signal);
+      const o = await observe(client, vmid, { vmName: realName(this.job.name, vmid), live: true }, ctx.signal);
       this.entry = o.nameMatches ? o.entry : undefined;
       const look = lookOf(o);
       if (exists(look)) this.status = powerWord(o);
@@ -127,18 +147,21 @@ class Watch {
     }
   }
 
-  /** An auto install whose VMID the stream never named: the one new VM that can be this install's. */
+  /** An auto install whose VMID the stream never named: the one new VM that can only be this install's. */
   private async findVmid(): Promise<boolean> {
     const { client, ctx, inputs, key } = this.job;
+    if (!this.job.marked) return false; // a name anyone could give is no evidence
     const others = vmidsInFlight(key);
     const list = await client.list({ signal: ctx.signal });
-    const mine = list.vms.filter(
-      (vm) =>
-        !this.at.before.has(vm.vmid) &&
-        !others.has(vm.vmid) &&
-        vm.name === realName(inputs.name, vm.vmid) &&
-        (vm.os === "" || vm.os === inputs.os),
-    );
+    const mine = ownVms(list.vms, claimOf(this.job))
+      .map((o) => o.entry)
+      .filter(
+        (vm) =>
+          !this.at.before.has(vm.vmid) &&
+          !others.has(vm.vmid) &&
+          vm.name === realName(this.job.name, vm.vmid) &&
+          (vm.os === "" || vm.os === inputs.os),
+      );
     if (mine.length > 1) {
       throw new Error(
         `${mine.length} new VMs could be this install's (${mine.map((vm) => vmLabel(vm.vmid, vm.name)).join(", ")})`,
@@ -211,8 +234,8 @@ async function record(job: InstallJob, at: LostAt, watch: Watch, v: Verdict, t: 
 
 /** What to run next when a VM may still appear that state does not know. */
 function nextStep(job: InstallJob): string {
-  if (job.derived) {
-    return `If the server still creates it, the next \`pulumi up\` finds it by its name ("${job.inputs.name}-<vmid>") and adopts it.`;
+  if (job.marked) {
+    return `If the server still creates it, the next \`pulumi up\` finds it by this stack's mark in its name ("${job.name}-<vmid>") and takes it over.`;
   }
   return "If the server still creates it, declare it with its `vmid` and `adopt: true`, or remove it on the server.";
 }

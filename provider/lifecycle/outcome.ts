@@ -39,8 +39,14 @@ export interface InstallJob {
   request: InstallRequest;
   /** endpoint key for the VMID gate */
   key: string;
-  /** the name is this resource's derived identity (identity.ts): VMs carrying it are this resource's */
-  derived: boolean;
+  /** the name the install sends: the user's, this stack's marked name (stack-name.ts), or none */
+  name?: string;
+  /** `name` carries this stack's mark for this resource: a VM with it can only be this resource's */
+  marked: boolean;
+  /** the stack's identity, when the program declared it (the StackIdentity resource) */
+  identity?: string;
+  /** when this attempt's install began (ms, the lifecycle's clock) */
+  startedAt: number;
 }
 
 /**
@@ -105,7 +111,7 @@ function stateFrom(job: InstallJob, seen: Sighting, completed: boolean, problem?
   const running = seen.status !== undefined ? seen.status === RUNNING : entry?.running;
   return dropUndefined<VmState>({
     vmid,
-    vmName: entry?.name ?? facts.realName ?? realName(inputs.name, vmid),
+    vmName: entry?.name ?? facts.realName ?? realName(job.name, vmid),
     ip: facts.ip,
     node: entry && !isDisabled(entry) ? entry.node : inputs.node,
     os: inputs.os,

@@ -10,12 +10,16 @@
 // timeout; a server that cannot be reached is a warning, not a failure, so a
 // preview still works without it, and `offline` skips asking altogether.
 import type { GoPveQemuApi } from "../client/api";
+import type { VmEntry } from "../client/schemas";
 import { HttpStatusError } from "../client/errors";
 import { endpointKey, resolveConnection } from "./connection";
 import type { ConnectionDefaults, ResolvedConnection } from "./connection";
 import type { CheckFailure } from "./check";
 import type { Reporter } from "./context";
-import { containsUnknown, isUnknown } from "./inputs";
+import { beforeInstall } from "./identity";
+import { LIMITS, containsUnknown, isUnknown } from "./inputs";
+import type { InstallJournal } from "./journal";
+import { vmLabel } from "./labels";
 import type { VmInputs } from "./inputs";
 
 export interface ServerCheckOptions {
@@ -30,15 +34,21 @@ export interface ServerCheckOptions {
 }
 
 /**
- * The cluster's node names, or why they are not known: `refused` when the
- * server, or a proxy in front of it, refused the credentials (401/403). That
- * is a failure, not a warning: `up` would be refused the same way.
+ * The server's list, or why it is not known: `refused` when the server, or a
+ * proxy in front of it, refused the credentials (401/403). That is a
+ * failure, not a warning: `up` would be refused the same way.
  */
-type NodeNames = { nodes: string[] } | { problem: string } | { refused: string };
+type Listing = { vms: VmEntry[]; nodes: string[] } | { problem: string } | { refused: string };
+
+/** What a create would find of an earlier, interrupted create of the same resource (identity.ts). */
+export interface CreateClaim {
+  identity: string;
+  journal?: InstallJournal;
+}
 
 export class ServerChecks {
-  /** endpoint key -> the list's node names (one request per endpoint per process) */
-  private readonly nodeNames = new Map<string, Promise<NodeNames>>();
+  /** endpoint key -> the server's list (one request per endpoint per process) */
+  private readonly listings = new Map<string, Promise<Listing>>();
   /** endpoint keys already warned about as unreachable */
   private readonly warned = new Set<string>();
   /** "endpoint key#vmid" -> URN of the resource that pins it */
@@ -48,8 +58,12 @@ export class ServerChecks {
 
   constructor(private readonly options: ServerCheckOptions) {}
 
-  /** Failures of resource `urn` with checked `inputs` (already valid on their own). */
-  async check(urn: string, inputs: VmInputs, reporter: Reporter): Promise<CheckFailure[]> {
+  /**
+   * Failures of resource `urn` with checked `inputs` (already valid on their
+   * own). `claim`: the resource is to be created, and the stack's identity is
+   * known: what its create would take over is said now, before `up` does it.
+   */
+  async check(urn: string, inputs: VmInputs, reporter: Reporter, claim?: CreateClaim): Promise<CheckFailure[]> {
     const conn = this.connectionOf(inputs);
     if (conn === undefined) return [];
     const failures: CheckFailure[] = [];
@@ -57,10 +71,13 @@ export class ServerChecks {
     if (duplicate !== undefined) failures.push(duplicate);
     if (this.options.offline) return failures;
 
-    const names = await this.nodesOf(conn);
+    const names = await this.listOf(conn);
     if ("refused" in names) {
       failures.push({ property: "connection.token", reason: this.refusedReason(inputs, conn, names.refused) });
       return failures;
+    }
+    if ("vms" in names && claim !== undefined) {
+      await announceTakeover(names.vms, { urn, inputs, endpoint: conn.endpoint, claim }, reporter);
     }
     if ("problem" in names) {
       const key = endpointKey(conn.endpoint);
@@ -126,25 +143,61 @@ export class ServerChecks {
     return undefined;
   }
 
-  private nodesOf(conn: ResolvedConnection): Promise<NodeNames> {
+  private listOf(conn: ResolvedConnection): Promise<Listing> {
     const key = endpointKey(conn.endpoint);
-    let names = this.nodeNames.get(key);
-    if (names === undefined) {
-      names = this.options
+    let listing = this.listings.get(key);
+    if (listing === undefined) {
+      listing = this.options
         .client(conn)
         .list({ signal: AbortSignal.timeout(this.options.timeoutMs) })
         .then(
-          (list): NodeNames => ({
+          (list): Listing => ({
+            vms: list.vms,
             nodes: [...new Set(list.nodes.map((n) => n.node ?? n.name ?? "").filter((n) => n !== ""))],
           }),
-          (err: unknown): NodeNames =>
+          (err: unknown): Listing =>
             err instanceof HttpStatusError && (err.status === 401 || err.status === 403)
               ? { refused: `HTTP ${err.status}: ${err.serverMessage}` }
               : { problem: describe(err, this.options.timeoutMs) },
         );
-      this.nodeNames.set(key, names);
+      this.listings.set(key, listing);
     }
-    return names;
+    return listing;
+  }
+}
+
+/** Says what the create of a resource will take over (or wait for), as `up` will do it. */
+async function announceTakeover(
+  vms: VmEntry[],
+  c: { urn: string; inputs: VmInputs; endpoint: string; claim: CreateClaim },
+  reporter: Reporter,
+): Promise<void> {
+  const { identity, journal } = c.claim;
+  const entry = await journal?.get(identity, c.urn).catch(() => undefined);
+  const found = beforeInstall(vms, {
+    vmid: typeof c.inputs.vmid === "number" ? c.inputs.vmid : undefined,
+    name: typeof c.inputs.name === "string" && !isUnknown(c.inputs.name) ? c.inputs.name : undefined,
+    identity,
+    urn: c.urn,
+    os: c.inputs.os,
+    endpoint: c.endpoint,
+    nameMax: LIMITS.nameMax,
+    journal: entry,
+  });
+  if (found.kind === "interrupted") {
+    const { entry: vm } = found.own;
+    reporter.warn(
+      `this create will take over VM ${vmLabel(vm.vmid, vm.name)} on ${c.endpoint} instead of installing one: ` +
+        `an interrupted create of this resource left it (${found.own.evidence === "mark" ? "its name carries this stack's mark for it" : "this machine's install journal gave it its VMID"})` +
+        (found.leftovers.length > 0
+          ? `; it will remove ${found.leftovers.map((o) => vmLabel(o.entry.vmid, o.entry.name)).join(", ")}, left by other interrupted creates of it`
+          : ""),
+    );
+  } else if (found.kind === "pending" && found.journal.vmid !== undefined) {
+    reporter.warn(
+      `this create will wait for VM ${found.journal.vmid} on ${c.endpoint} instead of installing one: an interrupted ` +
+        "create of this resource began installing it (this machine's install journal), and the server may still create it",
+    );
   }
 }
 

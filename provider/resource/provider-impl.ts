@@ -16,12 +16,15 @@ import { shareWindowMs } from "../client/list-cache";
 import * as lifecycle from "../lifecycle";
 import { providerCancelWatch } from "./cancel";
 import { engineReporter, flushEngineLog } from "./engine-log";
+import { identityMethods } from "./identity-impl";
 import { readSettings, type ProviderSettings } from "./settings";
 import { fromEngine, toEngine } from "./unknowns";
 
 /** Keys the engine and the glue add to every property bag; never the lifecycle's business. */
 const PROVIDER_KEY = "__provider";
 const URN_KEY = "__urn";
+/** The stack's identity (stack-identity.ts), an input of every Vm: the lifecycle gets it in its context. */
+const IDENTITY_KEY = "__stackIdentity";
 
 type Bag = Record<string, unknown>;
 
@@ -58,9 +61,14 @@ function clientFor(conn: lifecycle.ResolvedConnection): GoPveQemuApi {
   return client;
 }
 
-function split(bag: Bag | undefined): { props: Bag; urn: string; provider: unknown } {
-  const { [PROVIDER_KEY]: provider, [URN_KEY]: urn, ...props } = bag ?? {};
-  return { props, urn: typeof urn === "string" ? urn : "", provider };
+function split(bag: Bag | undefined): { props: Bag; urn: string; provider: unknown; identity?: string } {
+  const { [PROVIDER_KEY]: provider, [URN_KEY]: urn, [IDENTITY_KEY]: identity, ...props } = bag ?? {};
+  return {
+    props,
+    urn: typeof urn === "string" ? urn : "",
+    provider,
+    ...(typeof identity === "string" && identity !== "" ? { identity } : {}),
+  };
 }
 
 /**
@@ -68,7 +76,7 @@ function split(bag: Bag | undefined): { props: Bag; urn: string; provider: unkno
  * (see cancel.ts: a second Ctrl-C, pulumi killed); the engine's own Cancel
  * call never reaches a dynamic provider.
  */
-function context(urn: string): lifecycle.LifecycleContext {
+function context(urn: string, identity?: string): lifecycle.LifecycleContext {
   const settings = configured();
   const signal = providerCancelWatch()?.signal;
   return {
@@ -78,8 +86,17 @@ function context(urn: string): lifecycle.LifecycleContext {
     timing: settings.timing,
     allowHardStop: settings.allowHardStop,
     urn,
+    journal: journal(),
+    ...(identity ? { identity } : {}),
     ...(signal ? { signal } : {}),
   };
+}
+
+let installJournal: lifecycle.InstallJournal | undefined;
+/** This machine's install journal (GO_PVE_QEMU_JOURNAL_DIR, else the user's cache folder). */
+function journal(): lifecycle.InstallJournal {
+  installJournal ??= lifecycle.fileJournal(lifecycle.defaultJournalDir(process.env));
+  return installJournal;
 }
 
 /**
@@ -92,6 +109,13 @@ function withKeys(state: object, from: Bag | undefined): Bag {
   const out: Bag = JSON.parse(JSON.stringify(state)) as Bag;
   if (from?.[PROVIDER_KEY] !== undefined) out[PROVIDER_KEY] = from[PROVIDER_KEY];
   if (from?.[URN_KEY] !== undefined) out[URN_KEY] = from[URN_KEY];
+  return out;
+}
+
+/** The inputs check hands back: the engine's keys, and the stack's identity, kept as given. */
+function withInputKeys(inputs: object, from: Bag | undefined): Bag {
+  const out = withKeys(inputs, from);
+  if (from?.[IDENTITY_KEY] !== undefined) out[IDENTITY_KEY] = from[IDENTITY_KEY];
   return out;
 }
 
@@ -144,7 +168,9 @@ export async function attach(
   provider: pulumi.dynamic.ResourceProvider,
   req: pulumi.dynamic.ConfigureRequest,
 ): Promise<void> {
-  Object.assign(provider, { check, diff, create, read, update, delete: remove });
+  // The StackIdentity resource's text is the same function with a name beside it.
+  if ((provider as { resource?: unknown }).resource === "StackIdentity") Object.assign(provider, identityMethods);
+  else Object.assign(provider, { check, diff, create, read, update, delete: remove });
   return configure(req);
 }
 
@@ -158,7 +184,8 @@ let serverChecks: { for: ProviderSettings; checks: lifecycle.ServerChecks } | un
 export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckResult> {
   const n = split(news);
   const s = configured();
-  const result = lifecycle.check(fromEngine(split(olds).props), fromEngine(n.props), {
+  const old = split(olds).props;
+  const result = lifecycle.check(fromEngine(old), fromEngine(n.props), {
     connectionDefaults: s.connection,
     defaultEndpointSource: s.endpointSource,
     urn: n.urn,
@@ -173,10 +200,13 @@ export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckR
       });
       serverChecks = { for: s, checks };
     }
-    const more = await finish(n.urn, serverChecks.checks.check(n.urn, result.inputs, engineReporter(n.urn)));
+    // A resource to be created, in a stack whose identity is known: what its create would take over is said now.
+    const identity = n.identity !== undefined && fromEngine(n.identity) !== lifecycle.UNKNOWN ? n.identity : undefined;
+    const claim = Object.keys(old).length === 0 && identity ? { identity, journal: journal() } : undefined;
+    const more = await finish(n.urn, serverChecks.checks.check(n.urn, result.inputs, engineReporter(n.urn), claim));
     result.failures.push(...more);
   }
-  return { inputs: withKeys(toEngine(result.inputs), news), failures: result.failures };
+  return { inputs: withInputKeys(toEngine(result.inputs), news), failures: result.failures };
 }
 
 export async function diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dynamic.DiffResult> {
@@ -189,9 +219,9 @@ export async function diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dyn
 }
 
 export async function create(inputs: Bag): Promise<pulumi.dynamic.CreateResult> {
-  const { props, urn } = split(inputs);
+  const { props, urn, identity } = split(inputs);
   try {
-    const { id, state } = await finish(urn, lifecycle.create(props as lifecycle.VmInputs, context(urn)));
+    const { id, state } = await finish(urn, lifecycle.create(props as lifecycle.VmInputs, context(urn, identity)));
     return { id, outs: withKeys(state, inputs) };
   } catch (err) {
     if (err instanceof lifecycle.PartialError) {

@@ -50,3 +50,12 @@ async function configure(this: pulumi.dynamic.ResourceProvider, req: pulumi.dyna
  * has no other method, which is all the host ever sees of it.
  */
 export const vmProvider = { configure } as unknown as pulumi.dynamic.ResourceProvider;
+
+/**
+ * The StackIdentity resource's provider (stack-identity.ts): the same one
+ * function, and a name the implementation tells it apart by (`attach`).
+ */
+export const identityProvider = {
+  configure,
+  resource: "StackIdentity",
+} as unknown as pulumi.dynamic.ResourceProvider;

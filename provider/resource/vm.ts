@@ -4,6 +4,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ConnectionInput, VmInputs } from "../lifecycle/inputs";
 import { vmProvider } from "./serialized-provider";
+import { stackIdentity } from "./stack-identity";
 
 /**
  * A plain input type made Pulumi inputs all the way down: every value may be
@@ -92,8 +93,10 @@ function propsOf(name: string, args: VmArgs, opts: pulumi.CustomResourceOptions 
     memoryMb: args.memoryMb,
     diskGb: args.diskGb,
     running: args.running,
-    // The provider logs under this resource's URN (and derives the VM's name from it).
+    // The provider logs under this resource's URN (and marks the VM's name for it).
     __urn: urnOf(name, TYPE_TOKEN, opts?.parent),
+    // The key of that mark and of this machine's install journal: evidence of whose VM it is.
+    __stackIdentity: stackIdentity(),
   };
 }
 

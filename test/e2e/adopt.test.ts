@@ -47,11 +47,11 @@ test("refuses to adopt a VM whose OS is not the one declared, and installs nothi
 test("adopts an existing VM by its VMID without installing, and then manages it", async () => {
   await fleet.setVms({ legacy });
   const result = await fleet.up();
-  expect(result.summary.resourceChanges).toEqual({ create: 2 }); // the stack and the adopted VM
+  expect(result.summary.resourceChanges).toEqual({ create: 3 }); // the stack, its identity and the adopted VM
   expect(fleet.sim.stats().installsStarted).toBe(0);
   expect(fleet.resources().legacy!.id).toBe("150");
   expect(fleet.sim.vms()).toHaveLength(1);
-  expect((await fleet.preview()).changeSummary).toEqual({ same: 2 });
+  expect((await fleet.preview()).changeSummary).toEqual({ same: 3 });
 
   await fleet.setVms({ legacy: { ...legacy, cpu: 3 } });
   await fleet.up();

@@ -37,7 +37,7 @@ test("the Automation API's abort (one Ctrl-C): the install in flight ends, the V
   expect(fleet.pendingOperations()).toEqual([]);
 
   const next = await fleet.up();
-  expect(next.summary.resourceChanges).toEqual({ same: 2 });
+  expect(next.summary.resourceChanges).toEqual({ same: 3 }); // the stack, its identity, the VM
   expect(fleet.sim.vms().map((v) => v.vmid)).toEqual([160]);
 });
 

@@ -54,6 +54,8 @@ export interface Fleet {
   resources(): Record<string, StateResource>;
   /** The pending operations the checkpoint records (an interrupted deployment's), as kind and resource name. */
   pendingOperations(): { type: string; name: string }[];
+  /** The stack's identity (the StackIdentity resource's secret output), decrypted. */
+  identity(): Promise<string>;
   /** Lines of the diagnostic messages the engine attached to resource `name` in the last operation. */
   diagnosticsFor(name: string, severity?: Severity): string[];
   dispose(): Promise<void>;
@@ -93,6 +95,7 @@ interface Checkpoint {
 }
 
 const VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";
+const IDENTITY_TYPE = "pulumi-nodejs:dynamic/goPveQemu:StackIdentity";
 
 export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOptions = {}): Promise<Fleet> {
   const sim = opts.sim ?? (await startSimulator({ speed: 2000, ...simOptions }));
@@ -169,6 +172,12 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
         if (String(r.type) === VM_TYPE) out[String(r.urn).split("::").pop()!] = r;
       }
       return out;
+    },
+    identity: async () => {
+      const exported = await stack.exportStack();
+      const resources = (exported.deployment.resources ?? []) as { type: string; outputs?: { identity?: unknown } }[];
+      const found = resources.find((r) => r.type === IDENTITY_TYPE)?.outputs?.identity;
+      return typeof found === "string" ? found : String(JSON.parse((found as { plaintext: string }).plaintext));
     },
     pendingOperations: () =>
       (latest().pending_operations ?? []).map((op) => ({

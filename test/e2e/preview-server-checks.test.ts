@@ -80,7 +80,7 @@ describe("preview with a server that cannot be reached", () => {
   it("succeeds with a warning naming the endpoint", async () => {
     const before = fleet.events.length;
     const result = await fleet.preview();
-    expect(result.changeSummary).toEqual({ create: 2 }); // the stack and the VM
+    expect(result.changeSummary).toEqual({ create: 3 }); // the stack, its identity and the VM
     const warnings = fleet.events
       .slice(before)
       .map((e) => e.diagnosticEvent)
@@ -93,7 +93,7 @@ describe("preview with a server that cannot be reached", () => {
     await fleet.stack.setConfig("goPveQemu:offline", { value: "true" });
     const before = fleet.events.length;
     const result = await fleet.preview();
-    expect(result.changeSummary).toEqual({ create: 2 }); // the stack and the VM
+    expect(result.changeSummary).toEqual({ create: 3 }); // the stack, its identity and the VM
     const warnings = fleet.events
       .slice(before)
       .map((e) => e.diagnosticEvent)
@@ -140,7 +140,7 @@ describe("a VM whose install failed after the VM was made", () => {
     expect(fleet.sim.vm(vmid)).toBeUndefined();
     expect(fleet.sim.vm(Number(now.id))!.running).toBe(true);
     // and from then on preview is quiet
-    expect((await fleet.preview()).changeSummary).toEqual({ same: 2 }); // the stack and the VM
+    expect((await fleet.preview()).changeSummary).toEqual({ same: 3 }); // the stack, its identity and the VM
   });
 });
 
@@ -162,8 +162,8 @@ describe("a VM whose install outcome is not known yet (installState unconfirmed)
   afterAll(() => fleet.dispose());
 
   it("preview shows an update that settles it, not a replace, even with keepIncompleteInstall", async () => {
-    expect((await fleet.preview()).changeSummary).toEqual({ same: 1, update: 1 });
+    expect((await fleet.preview()).changeSummary).toEqual({ same: 2, update: 1 });
     await fleet.setVms({ web: { os: "ubuntu", version: "24.04", name: "web", keepIncompleteInstall: true } });
-    expect((await fleet.preview()).changeSummary).toEqual({ same: 1, update: 1 });
+    expect((await fleet.preview()).changeSummary).toEqual({ same: 2, update: 1 });
   });
 });

@@ -5,7 +5,7 @@
 // changes nothing), and destroy has its own stack.
 import type { UpResult } from "@pulumi/pulumi/automation";
 import { LIMITS } from "../../provider/lifecycle/inputs";
-import { derivedName } from "../../provider/lifecycle/derived-name";
+import { readStackName } from "../../provider/lifecycle/stack-name";
 import { diagnostics, newFleet, type Fleet, type Transcript } from "./harness";
 
 jest.setTimeout(300_000);
@@ -40,7 +40,7 @@ describe("up of three VMs", () => {
 
   it("creates the VMs, and the outputs match what the server has", () => {
     expect(up.summary.result).toBe("succeeded");
-    expect(up.summary.resourceChanges).toEqual({ create: 5 }); // three VMs, a component and the stack
+    expect(up.summary.resourceChanges).toEqual({ create: 6 }); // three VMs, a component, the stack and its identity
 
     const outputs = up.outputs.vms!.value as Record<string, Record<string, unknown>>;
     const onServer = fleet.sim.vms();
@@ -66,7 +66,7 @@ describe("up of three VMs", () => {
     expect(new Set(onServer.map((v) => v.vmid)).size).toBe(3);
   });
 
-  it("gives the provider each Vm's real URN, with or without a parent, and derives the unnamed VM's name from it", () => {
+  it("gives the provider each Vm's real URN, with or without a parent, and marks the unnamed VM's name for it", async () => {
     const resources = fleet.resources();
     expect(Object.keys(resources).sort()).toEqual(["db", "job", "web"]);
     for (const r of Object.values(resources)) {
@@ -75,7 +75,16 @@ describe("up of three VMs", () => {
     }
     expect(resources.job!.urn).toContain("::test:index:Group$pulumi-nodejs:dynamic/goPveQemu:Vm::job");
     expect(resources.web!.urn).toMatch(/::pulumi-nodejs:dynamic\/goPveQemu:Vm::web$/);
-    expect(resources.job!.inputs.name).toBe(derivedName(resources.job!.urn!, LIMITS.nameMax));
+    // No name given: none at check, and at install this stack's mark (keyed by its identity, in state)
+    expect(resources.job!.inputs.name).toBeUndefined();
+    const identity = await fleet.identity();
+    expect(identity).toMatch(/^[0-9a-f]{32}$/);
+    const job = resources.job!;
+    expect(readStackName(String(job.outputs.vmName), Number(job.id), identity, job.urn!, LIMITS.nameMax)).toBeDefined();
+    // another stack's identity does not verify it
+    expect(
+      readStackName(String(job.outputs.vmName), Number(job.id), "0".repeat(32), job.urn!, LIMITS.nameMax),
+    ).toBeUndefined();
   });
 
   it("records where each Vm was declared, down to the program's line (stack traces are off only for promises)", () => {
@@ -136,7 +145,7 @@ describe("up of three VMs", () => {
 
   it("previews no changes on a second run", async () => {
     const preview = await fleet.preview();
-    expect(preview.changeSummary).toEqual({ same: 5 });
+    expect(preview.changeSummary).toEqual({ same: 6 });
   });
 });
 

@@ -19,10 +19,10 @@ afterEach(() => fleet.dispose());
 test("a cpu/memory/disk change previews as an update and applies through shutdown, set and start", async () => {
   await fleet.setVms({ app: resized });
   const preview = await fleet.preview();
-  expect(preview.changeSummary).toEqual({ same: 1, update: 1 });
+  expect(preview.changeSummary).toEqual({ same: 2, update: 1 });
 
   const result = await fleet.up();
-  expect(result.summary.resourceChanges).toEqual({ same: 1, update: 1 });
+  expect(result.summary.resourceChanges).toEqual({ same: 2, update: 1 });
   const vm = fleet.sim.vm(130)!;
   expect({ cpu: vm.cpu, memoryMb: vm.memoryMb, diskGb: vm.diskGb, running: vm.running }).toEqual({
     cpu: 4,
@@ -41,7 +41,7 @@ test("a cpu/memory/disk change previews as an update and applies through shutdow
 test("an os change previews as a replace and touches nothing", async () => {
   await fleet.setVms({ app: { ...base, os: "debian", version: "12" } });
   const preview = await fleet.preview();
-  expect(preview.changeSummary).toEqual({ same: 1, replace: 1 });
+  expect(preview.changeSummary).toEqual({ same: 2, replace: 1 });
   expect(fleet.sim.vms().map((v) => [v.vmid, v.os])).toEqual([[130, "ubuntu"]]);
 });
 
@@ -52,7 +52,7 @@ test("refresh sees drift made behind Pulumi's back, and the next up repairs it",
   expect(out.cpu).toBe(8);
   expect(out.running).toBe(false);
   const preview = await fleet.preview();
-  expect(preview.changeSummary).toEqual({ same: 1, update: 1 });
+  expect(preview.changeSummary).toEqual({ same: 2, update: 1 });
   await fleet.up();
   expect(fleet.sim.vm(130)).toMatchObject({ cpu: 2, running: true });
 });

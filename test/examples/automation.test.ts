@@ -44,13 +44,13 @@ test("the automation script runs up, refresh and destroy against the server it i
   if (result.code !== 0) throw new Error(`exit code ${result.code}\n${tail(result.output)}`);
   const out = result.output;
   expect(out).toContain(`using the go-pve-qemu server at ${box.sim.url}`);
-  expect(out).toMatch(/automation: up: succeeded, \{"create":3\}/);
+  expect(out).toMatch(/automation: up: succeeded, \{"create":4\}/); // the stack, its identity and the VMs
   expect(out).toMatch(
     /automation: web: +auto-web-\d+ \(VMID \d+\) at \d+\.\d+\.\d+\.\d+, user ubuntu, node pve1, running true/,
   );
   expect(out).toContain("webPassword: [secret], and it is the one set in config");
   expect(out).toMatch(/automation: refresh: succeeded/);
-  expect(out).toMatch(/automation: destroy: succeeded, \{"delete":3\}/);
+  expect(out).toMatch(/automation: destroy: succeeded, \{"delete":4\}/);
   expect(out).toContain("automation: removed stack automation");
   expect(out).not.toContain("Correct-Horse-7");
 

@@ -109,7 +109,7 @@ describe("against the simulator", () => {
     });
     if (result.code !== 0) throw new Error(`exit code ${result.code}\n${tail(result.output)}`);
     const preview = fs.readFileSync(path.join(state, "preview.txt"), "utf8");
-    expect(preview).toMatch(/\+ 4 to create/); // the stack + db, web, runner
+    expect(preview).toMatch(/\+ 5 to create/); // the stack, its identity + db, web, runner
     for (const vm of ["db", "web", "runner"]) expect(preview).toContain(`goPveQemu:Vm::${vm}]`);
     expect(preview).not.toMatch(/error:/i);
     expect(await listVms(box.sim.url)).toEqual([]);

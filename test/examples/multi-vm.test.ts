@@ -42,7 +42,7 @@ function fail(message: string): never {
 test("up makes the db (pinned VMID), the app, N workers from workerCount and the backup on pve2", async () => {
   const up = await stack.up(streams).catch((e: Error) => fail(`up failed: ${e.message}`));
   expect(up.summary.result).toBe("succeeded");
-  expect(up.summary.resourceChanges?.create).toBe(7); // the stack + db, app, 3 workers, backup
+  expect(up.summary.resourceChanges?.create).toBe(8); // the stack, its identity + db, app, 3 workers, backup
 
   const vms = await listVms(box.sim.url);
   expect(vms).toHaveLength(6);
@@ -65,10 +65,10 @@ test("resizing the workers by config previews as in-place updates and applies", 
   await stack.setAllConfig({ workerCpu: { value: "4" }, workerMemoryMb: { value: "4096" } });
 
   const preview = await stack.preview(streams).catch((e: Error) => fail(`preview failed: ${e.message}`));
-  expect(preview.changeSummary).toEqual({ same: 4, update: 3 });
+  expect(preview.changeSummary).toEqual({ same: 5, update: 3 });
 
   const up = await stack.up(streams).catch((e: Error) => fail(`up failed: ${e.message}`));
-  expect(up.summary.resourceChanges).toEqual({ same: 4, update: 3 });
+  expect(up.summary.resourceChanges).toEqual({ same: 5, update: 3 });
   const workers = (await listVms(box.sim.url)).filter((v) => v.name.startsWith("worker"));
   expect(workers.map((v) => [v.cpu, v.memory, v.running])).toEqual([
     [4, 4, true],

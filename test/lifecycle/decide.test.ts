@@ -112,7 +112,7 @@ describe("decideFailure: right after the install call failed", () => {
     ["cancelled before the VMID", { kind: "cancelled" }, {}, undefined, "failed"],
     ["cancelled with a VMID", { kind: "cancelled" }, { vmid: 150 }, undefined, "partial:unconfirmed"],
     ["lost stream", { kind: "lost" }, { vmid: 150 }, undefined, "follow:stream"],
-    ["lost stream, nothing to recognise the VM by", { kind: "lost" }, { followable: false }, undefined, "failed"],
+    ["lost stream, nothing to recognise the VM by", { kind: "lost" }, { followable: false }, undefined, "unknown"],
     ["SSH key pair race", ended({ retryable: true }), {}, undefined, "retry"],
     ["SSH key pair race again", ended({ retryable: true }), { attempt: 2 }, undefined, "failed"],
     ["ended before a VMID", ended(), {}, undefined, "failed"],

@@ -41,6 +41,8 @@ interface Result {
 }
 
 const INSTALL_STEPS = STEPS.install;
+const MATRIX_URN = "urn:pulumi:matrix::faults::pulumi-nodejs:dynamic/goPveQemu:Vm::m";
+const MATRIX_ID = "a11ce0000000000000000000000b0b00";
 /** 5 s between polls in simulated time (2.5 ms real). */
 const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000 };
 
@@ -73,14 +75,16 @@ async function runCase(c: Case): Promise<Result> {
         return sim.sleep(ms, signal);
       },
     };
-    const ctx = h.ctx({ clock, timing: { ...TIMING, ...c.timing } });
+    // As the glue runs it: the resource's URN and the stack's identity, so that an install without
+    // a pinned VMID carries this stack's mark and can be recognised after a lost stream.
+    const ctx = h.ctx({ clock, timing: { ...TIMING, ...c.timing }, urn: MATRIX_URN, identity: MATRIX_ID });
     const warn = ctx.reporter.warn;
     ctx.reporter.warn = (msg: string) => {
       warn(msg);
       const m = BOUND.exec(msg);
       if (m) deadline = clock.now() + Number(m[1]) * (m[2] === "min" ? 60_000 : 1000);
     };
-    const inputs = h.inputs({ name: "m", ...(c.pinned ? { vmid: 150 } : {}), ...c.inputs });
+    const inputs = h.inputs({ ...(c.pinned ? { name: "m", vmid: 150 } : {}), ...c.inputs });
     const states: VmState[] = [];
     let outcome: Outcome | string;
     let problem: string | undefined;

@@ -1,15 +1,21 @@
-// The identity of a resource declared without a name: the derived name
-// (identity.ts), where check gives it (new resources only), how the list
-// before an install is read, and why a replace then deletes first.
+// Whose VM is it, as pure rules: the marked name of a resource declared
+// without a name (stack-name.ts), the name the previous release derived from
+// the URN (kept, never evidence), how the list before an install is read
+// (identity.ts), and why a replace of such a resource deletes first.
 import { check, diff } from "../../provider/lifecycle";
 import { derivedName } from "../../provider/lifecycle/derived-name";
 import type { VmEntry } from "../../provider/client/schemas";
-import { beforeInstall, isDerivedName } from "../../provider/lifecycle/identity";
+import { beforeInstall, ownVms } from "../../provider/lifecycle/identity";
+import type { Claim } from "../../provider/lifecycle/identity";
 import { LIMITS } from "../../provider/lifecycle/inputs";
+import { readStackName, stackName } from "../../provider/lifecycle/stack-name";
 import { ENDPOINT, inputs, stateOf } from "./fixtures";
 
-const URN = "urn:pulumi:prod::fleet::go-pve-qemu:index:Vm::web";
+const URN = "urn:pulumi:dev::fleet::pulumi-nodejs:dynamic/goPveQemu:Vm::web";
+const ID = "5f0c7e2b9a41d3e6c8b0a7f1e2d4c6b8";
+const OTHER_ID = "0e1d2c3b4a5968778695a4b3c2d1e0f9";
 const MAX = LIMITS.nameMax;
+const AT = Date.UTC(2026, 11, 1, 12, 0, 0);
 const opts = { urn: URN, connectionDefaults: { endpoint: ENDPOINT } };
 const entry = (vmid: number, name: string, os = "ubuntu"): VmEntry => ({
   vmid,
@@ -21,120 +27,154 @@ const entry = (vmid: number, name: string, os = "ubuntu"): VmEntry => ({
   disk: 16,
   memory: 2,
 });
+const claim = (patch: Partial<Claim> = {}): Claim => ({
+  identity: ID,
+  urn: URN,
+  os: "ubuntu",
+  endpoint: ENDPOINT,
+  nameMax: MAX,
+  ...patch,
+});
+const marked = (vmid: number, at = AT, identity = ID, urn = URN) =>
+  entry(vmid, `${stackName(identity, urn, at, MAX)}-${vmid}`);
 
-describe("derivedName", () => {
-  test("the resource's name, sanitised, and 8 hex of the URN's hash: stable, and per stack", () => {
-    const a = derivedName(URN, MAX);
-    expect(a).toMatch(/^web-[0-9a-f]{8}$/);
-    expect(derivedName(URN, MAX)).toBe(a);
-    expect(derivedName("urn:pulumi:staging::fleet::go-pve-qemu:index:Vm::web", MAX)).not.toBe(a);
-    expect(derivedName("urn:pulumi:prod::fleet::go-pve-qemu:index:Vm::Web_Server.1", MAX)).toMatch(
-      /^web-server-1-[0-9a-f]{8}$/,
-    );
-    expect(derivedName("urn:pulumi:prod::fleet::go-pve-qemu:index:Vm::___", MAX)).toMatch(/^vm-[0-9a-f]{8}$/);
+describe("the marked name", () => {
+  test("the resource's name, this stack's mark, the install's start: it verifies for this stack's resource only", () => {
+    const name = stackName(ID, URN, AT, MAX);
+    expect(name).toMatch(/^web-[0-9a-f]{8}-[0-9a-z]{6}$/);
+    expect(readStackName(`${name}-104`, 104, ID, URN, MAX)).toEqual({ startedAt: AT });
+    // the same project, stack and resource names on another backend: another identity, no match
+    expect(readStackName(`${name}-104`, 104, OTHER_ID, URN, MAX)).toBeUndefined();
+    // another resource of this stack, or another VMID than the name's
+    expect(readStackName(`${name}-104`, 104, ID, URN.replace("::web", "::db"), MAX)).toBeUndefined();
+    expect(readStackName(`${name}-104`, 105, ID, URN, MAX)).toBeUndefined();
+    // a mark anyone could write, a changed time, a hand-made name
+    expect(readStackName(`web-00000000-${name.split("-").at(-1)}-104`, 104, ID, URN, MAX)).toBeUndefined();
+    const [base, mark] = name.split("-");
+    expect(readStackName(`${base}-${mark}-zzzzzz-104`, 104, ID, URN, MAX)).toBeUndefined();
+    expect(readStackName("web-104", 104, ID, URN, MAX)).toBeUndefined();
   });
 
-  test("always within the server's name limit and the input's own rule", () => {
-    const long = derivedName(`urn:pulumi:s::p::t::${"x".repeat(200)}`, MAX);
-    expect(long.length).toBeLessThanOrEqual(MAX);
-    expect(check({}, { os: "ubuntu", version: "24.04", name: long }).failures).toEqual([]);
+  test("within the server's name limit and the input's own rule, whatever the resource's name", () => {
+    for (const resource of ["x".repeat(200), "Web_Server.1", "___"]) {
+      const urn = `urn:pulumi:s::p::t::${resource}`;
+      const name = stackName(ID, urn, AT, MAX);
+      expect(name.length).toBeLessThanOrEqual(MAX);
+      expect(check({}, { os: "ubuntu", version: "24.04", name }).failures).toEqual([]);
+      expect(readStackName(`${name}-150`, 150, ID, urn, MAX)).toEqual({ startedAt: AT });
+    }
+    expect(stackName(ID, "urn:pulumi:s::p::t::Web_Server.1", AT, MAX)).toMatch(/^web-server-1-/);
+    expect(stackName(ID, "urn:pulumi:s::p::t::___", AT, MAX)).toMatch(/^vm-/);
   });
 });
 
-describe("check gives the derived name", () => {
-  test("to a new resource without a name", () => {
-    expect(check({}, { os: "ubuntu", version: "24.04" }, opts).inputs.name).toBe(derivedName(URN, MAX));
-    expect(check(undefined, { os: "ubuntu", version: "24.04" }, opts).inputs.name).toBe(derivedName(URN, MAX));
+describe("check leaves the name to the install", () => {
+  test("a new resource without a name gets none at check: its mark depends on when its install begins", () => {
+    expect(check({}, { os: "ubuntu", version: "24.04" }, opts).inputs.name).toBeUndefined();
   });
 
-  test("again to a resource that has it", () => {
+  test("a resource with the name the previous release derived from its URN keeps it, even under a renamed stack", () => {
     const olds = { os: "ubuntu", version: "24.04", name: derivedName(URN, MAX) };
     expect(check(olds, { os: "ubuntu", version: "24.04" }, opts).inputs.name).toBe(olds.name);
-  });
-
-  test("kept through a stack rename (the URN changed, the old derived name stays: no replace)", () => {
-    const renamed = "urn:pulumi:production::fleet::go-pve-qemu:index:Vm::web";
-    const olds = { os: "ubuntu", version: "24.04", name: derivedName(URN, MAX) };
+    const renamed = URN.replace(":dev::", ":production::");
     expect(check(olds, { os: "ubuntu", version: "24.04" }, { ...opts, urn: renamed }).inputs.name).toBe(olds.name);
-    // a given name that was removed is not kept: the replace that follows gets the derived one
-    expect(check({ ...olds, name: "web" }, { os: "ubuntu", version: "24.04" }, opts).inputs.name).toBe(olds.name);
   });
 
-  test("never to a resource recorded without a name (an earlier release): no replace on upgrade", () => {
-    const r = check({ os: "ubuntu", version: "24.04" }, { os: "ubuntu", version: "24.04" }, opts);
-    expect(r.inputs.name).toBeUndefined();
+  test("a given name that was removed is not kept (the replace that follows installs a marked VM)", () => {
+    expect(
+      check({ os: "ubuntu", version: "24.04", name: "web" }, { os: "ubuntu", version: "24.04" }, opts).inputs.name,
+    ).toBeUndefined();
   });
 
-  test("never when adopting: the adopted VM keeps its own name", () => {
-    expect(check({}, { os: "ubuntu", version: "24.04", vmid: 150, adopt: true }, opts).inputs.name).toBeUndefined();
-  });
-
-  test("never over the user's name, and not without a URN", () => {
+  test("never over the user's name; adopting keeps the VM's own name", () => {
     expect(check({}, { os: "ubuntu", version: "24.04", name: "web" }, opts).inputs.name).toBe("web");
-    expect(check({}, { os: "ubuntu", version: "24.04" }).inputs.name).toBeUndefined();
-  });
-
-  test("isDerivedName needs the URN it came from", () => {
-    const name = derivedName(URN, MAX);
-    expect(isDerivedName(name, URN, MAX)).toBe(true);
-    expect(isDerivedName(name, "urn:pulumi:staging::fleet::go-pve-qemu:index:Vm::web", MAX)).toBe(false);
-    expect(isDerivedName(name, undefined, MAX)).toBe(false);
-    expect(isDerivedName("web", URN, MAX)).toBe(false);
+    expect(check({}, { os: "ubuntu", version: "24.04", vmid: 150, adopt: true }, opts).inputs.name).toBeUndefined();
   });
 });
 
 describe("the list before an install", () => {
-  const name = derivedName(URN, MAX);
-  const want = { name, derived: true, os: "ubuntu", endpoint: ENDPOINT };
-
-  test("a VM with this resource's derived name is its interrupted create (auto or at the pinned VMID)", () => {
-    expect(beforeInstall([entry(130, `${name}-130`)], want)).toMatchObject({
+  test("a VM with this resource's mark is its interrupted create, at any VMID or the pinned one; the name says when it began", () => {
+    expect(beforeInstall([marked(130)], claim())).toMatchObject({
       kind: "interrupted",
-      entry: { vmid: 130 },
+      own: { entry: { vmid: 130 }, startedAt: AT, evidence: "mark" },
+      leftovers: [],
     });
-    expect(beforeInstall([entry(130, `${name}-130`)], { ...want, vmid: 130 })).toMatchObject({ kind: "interrupted" });
-    expect(beforeInstall([entry(130, `${name}-130`, "")], want)).toMatchObject({ kind: "interrupted" }); // not tagged yet
+    expect(beforeInstall([marked(130)], claim({ vmid: 130 }))).toMatchObject({ kind: "interrupted" });
+    const untagged = { ...marked(130), os: "" };
+    expect(beforeInstall([untagged], claim())).toMatchObject({ kind: "interrupted" });
   });
 
-  test("another stack's, a hand-made one, or ours at another VMID than the pinned one: not adopted", () => {
-    const theirs = derivedName("urn:pulumi:staging::fleet::go-pve-qemu:index:Vm::web", MAX);
-    expect(beforeInstall([entry(130, `${theirs}-130`)], want).kind).toBe("install");
-    expect(beforeInstall([entry(130, "web-130")], want).kind).toBe("install");
-    expect(beforeInstall([entry(130, `${name}-130`)], { ...want, vmid: 140 }).kind).toBe("install");
+  test("the twins: the same project, stack and resource names of another backend are never taken over", () => {
+    expect(beforeInstall([marked(130, AT, OTHER_ID)], claim()).kind).toBe("install");
+    // nor the name the previous release derived from the URN, which any stack of these names derives too
+    expect(beforeInstall([entry(130, `${derivedName(URN, MAX)}-130`)], claim()).kind).toBe("install");
+    // nor a hand-made VM, nor ours at another VMID than the pinned one
+    expect(beforeInstall([entry(130, "web-130")], claim()).kind).toBe("install");
+    expect(beforeInstall([marked(130)], claim({ vmid: 140 })).kind).toBe("install");
+    // nor anything when the program declared no stack identity
+    expect(beforeInstall([marked(130)], claim({ identity: undefined })).kind).toBe("install");
   });
 
-  test("a pinned VMID held by another VM is refused, with the advice to adopt it", () => {
-    const r = beforeInstall([entry(140, "web-140")], { ...want, vmid: 140 });
-    expect(r).toMatchObject({ kind: "refuse" });
-    expect(r.kind === "refuse" && r.why).toMatch(/already in use on .* by VM "web-140".*`adopt: true`/);
-  });
-
-  test("a user-given name is never taken over, even when it matches", () => {
-    const r = beforeInstall([entry(140, "web-140")], {
-      name: "web",
-      derived: false,
-      os: "ubuntu",
-      endpoint: ENDPOINT,
-      vmid: 140,
+  test("several VMs with the mark: the first install is kept, the later ones are leftovers", () => {
+    const r = beforeInstall([marked(131, AT + 60_000), marked(130, AT)], claim());
+    expect(r).toMatchObject({
+      kind: "interrupted",
+      own: { entry: { vmid: 130 } },
+      leftovers: [{ entry: { vmid: 131 } }],
     });
+  });
+
+  test("this machine's journal: the VM at the VMID it recorded, under the name the install sent", () => {
+    const journal = { identity: ID, urn: URN, endpoint: ENDPOINT, name: "i3", vmid: 210, startedAt: AT, os: "ubuntu" };
+    expect(beforeInstall([entry(210, "i3-210")], claim({ name: "i3", vmid: 210, journal }))).toMatchObject({
+      kind: "interrupted",
+      own: { evidence: "journal", startedAt: AT },
+    });
+    expect(
+      beforeInstall([entry(104, "i3-104")], claim({ name: "i3", journal: { ...journal, vmid: 104 } })),
+    ).toMatchObject({
+      kind: "interrupted",
+      own: { entry: { vmid: 104 } },
+    });
+    // its VM not there yet: the server may still create it; waited for, not installed twice
+    expect(beforeInstall([], claim({ name: "i3", vmid: 210, journal }))).toEqual({ kind: "pending", journal });
+    // another VM at that VMID (another name): not ours; pinned, it is refused
+    expect(beforeInstall([entry(210, "db-210")], claim({ name: "i3", vmid: 210, journal })).kind).toBe("refuse");
+  });
+
+  test("a user-given name is no evidence: a pinned VMID under it is refused, with the one step that records it", () => {
+    const r = beforeInstall([entry(210, "i3-210")], claim({ name: "i3", vmid: 210 }));
     expect(r.kind).toBe("refuse");
+    expect(r.kind === "refuse" && r.why).toMatch(
+      /^vmid 210 is already in use on .* by VM "i3-210" \(node pve1\)\. If an interrupted `pulumi up` of this stack left it .*`npx go-pve-qemu-pulumi recover --stack dev --adopt 'urn:pulumi:dev::fleet::pulumi-nodejs:dynamic\/goPveQemu:Vm::web=210'`, then run `pulumi up` again/,
+    );
+    // without a pinned VMID, the same name is someone else's VM as far as anything shows: installed beside it
+    expect(beforeInstall([entry(104, "i3-104")], claim({ name: "i3" })).kind).toBe("install");
   });
 
-  test("two VMs with the name, or one with another OS: refused, never guessed", () => {
-    expect(beforeInstall([entry(130, `${name}-130`), entry(131, `${name}-131`)], want).kind).toBe("refuse");
-    expect(beforeInstall([entry(130, `${name}-130`, "debian")], want).kind).toBe("refuse");
+  test("ours by its mark, but another OS: refused, never guessed", () => {
+    expect(beforeInstall([{ ...marked(130), os: "debian" }], claim()).kind).toBe("refuse");
+  });
+
+  test("ownVms lists the evidence for follows and sweeps, oldest first", () => {
+    const vms = [marked(132, AT + 2), entry(133, "web-133"), marked(131, AT + 1), marked(134, AT, OTHER_ID)];
+    expect(ownVms(vms, claim()).map((o) => o.entry.vmid)).toEqual([131, 132]);
   });
 });
 
-describe("diff: a replace of a resource with a derived name deletes first", () => {
+describe("diff: a replace of a resource named for itself deletes first", () => {
   test("so the new VM's create cannot take the old VM for its interrupted create", () => {
-    const name = derivedName(URN, MAX);
-    const old = stateOf(inputs({ name }));
-    expect(diff("101", old, inputs({ name, version: "22.04" }), { urn: URN })).toMatchObject({
+    const marked = stateOf(inputs({ name: undefined }));
+    expect(diff("101", marked, inputs({ name: undefined, version: "22.04" }), { urn: URN })).toMatchObject({
       replaces: ["version"],
       deleteBeforeReplace: true,
     });
-    // a user-given name (or no URN) keeps create-before-delete
+    const previous = stateOf(inputs({ name: derivedName(URN, MAX) }));
+    expect(
+      diff("101", previous, inputs({ name: derivedName(URN, MAX), version: "22.04" }), { urn: URN })
+        .deleteBeforeReplace,
+    ).toBe(true);
+    // a user-given name keeps create-before-delete
     const user = stateOf(inputs({ name: "web" }));
     expect(diff("101", user, inputs({ name: "web", version: "22.04" }), { urn: URN }).deleteBeforeReplace).toBe(false);
   });

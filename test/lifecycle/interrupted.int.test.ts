@@ -1,36 +1,53 @@
 // Interrupted creates (a deployment killed mid-install: the server carries
 // on, state never hears of the VM) and a server restarted mid-install,
-// against the simulator with the lifecycle's clock in simulated time.
+// against the simulator with the lifecycle's clock in simulated time. The
+// next create of the same resource takes its VM over on evidence only: this
+// stack's mark in the VM's name, or this machine's install journal; never a
+// name another stack or a person could have given.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { DEFAULT_TIMING, PartialError, check, create } from "../../provider/lifecycle";
-import { CODES } from "../../provider/lifecycle/errors";
-import { derivedName } from "../../provider/lifecycle/derived-name";
 import type { LifecycleContext, VmInputs } from "../../provider/lifecycle";
+import { CODES } from "../../provider/lifecycle/errors";
 import { LIMITS } from "../../provider/lifecycle/inputs";
+import { fileJournal } from "../../provider/lifecycle/journal";
+import type { InstallJournal } from "../../provider/lifecycle/journal";
+import { stackName } from "../../provider/lifecycle/stack-name";
 import { SPEED, messages, startHarness } from "./harness";
 import type { Harness } from "./harness";
 import { simClock } from "./sim-clock";
 
-const URN = "urn:pulumi:prod::fleet::go-pve-qemu:index:Vm::web";
-const OTHER_STACK = "urn:pulumi:staging::fleet::go-pve-qemu:index:Vm::web";
+const URN = "urn:pulumi:dev::fleet::pulumi-nodejs:dynamic/goPveQemu:Vm::web";
+const ID = "c0ffee00c0ffee00c0ffee00c0ffee00";
+/** The twins: the same project, stack and resource names, on another backend. */
+const TWIN_ID = "7e57ab1e7e57ab1e7e57ab1e7e57ab1e";
 const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000 };
 
 let h: Harness;
+let dir: string;
+let journal: InstallJournal;
 beforeEach(async () => {
   // The install's reboot moment unseen: the takeovers here are decided by the timeline.
   h = await startHarness({ imageCache: ["ubuntu/24.04"], durations: { rebootStopped: 0 } });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-journal-"));
+  journal = fileJournal(dir);
 });
-afterEach(() => h.close());
+afterEach(async () => {
+  await h.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
-function ctxFor(urn: string, extra: Partial<LifecycleContext> = {}) {
-  return h.ctx({ clock: simClock(SPEED), timing: TIMING, urn, ...extra });
+function ctxFor(extra: Partial<LifecycleContext> = {}) {
+  return h.ctx({ clock: simClock(SPEED), timing: TIMING, urn: URN, identity: ID, journal, ...extra });
 }
 
-/** The inputs as the glue hands them to create: through check, which derives the name. */
-function declared(urn: string, patch: Record<string, unknown> = {}): VmInputs {
+/** The inputs as the glue hands them to create: through check. */
+function declared(patch: Record<string, unknown> = {}): VmInputs {
   const r = check(
     {},
     { os: "ubuntu", version: "24.04", ...patch },
-    { urn, connectionDefaults: { endpoint: h.endpoint } },
+    { urn: URN, connectionDefaults: { endpoint: h.endpoint } },
   );
   expect(r.failures).toEqual([]);
   return r.inputs;
@@ -39,7 +56,7 @@ function declared(urn: string, patch: Record<string, unknown> = {}): VmInputs {
 /** Runs a create and abandons it (the process "dies") once a line matches. */
 async function killedAt(inputs: VmInputs, line: RegExp): Promise<void> {
   const ac = new AbortController();
-  const ctx = ctxFor(URN, { signal: ac.signal });
+  const ctx = ctxFor({ signal: ac.signal });
   const info = ctx.reporter.info;
   ctx.reporter.info = (msg: string) => {
     info(msg);
@@ -48,53 +65,110 @@ async function killedAt(inputs: VmInputs, line: RegExp): Promise<void> {
   await create(inputs, ctx).catch(() => undefined); // whatever it said never reached state
 }
 
-describe("a second create after an interrupted one", () => {
+const journalFiles = () => fs.readdirSync(dir).filter((f) => f.endsWith(".json"));
+
+describe("a second create after an interrupted one takes its VM over: no duplicate, nothing installed again", () => {
   test.each([
-    ["pinned VMID", { vmid: 150 }],
-    ["auto VMID", {}],
-  ])("%s: adopts the VM the first one left, installs nothing more, no duplicate", async (_l, pin) => {
-    const inputs = declared(URN, pin);
-    expect(inputs.name).toBe(derivedName(URN, LIMITS.nameMax));
+    ["no name, server-picked VMID: by the mark in its name", {}],
+    ["no name, pinned VMID: by the mark in its name", { vmid: 150 }],
+    ["a given name and a pinned VMID: by this machine's journal", { name: "i3", vmid: 151 }],
+    ["a given name, server-picked VMID: by this machine's journal", { name: "i4" }],
+  ])("%s", async (_label, patch) => {
+    const inputs = declared(patch);
     await killedAt(inputs, /VM created successfully/);
+    expect(journalFiles()).toHaveLength(1); // a cancelled create keeps its entry: the server carries on
     const installs = h.sim.stats().installsStarted;
-    const ctx = ctxFor(URN);
+    const ctx = ctxFor();
     const { id, state } = await create(inputs, ctx);
     await h.sim.idle();
     expect(h.sim.stats().installsStarted).toBe(installs);
     expect(h.sim.vms().map((vm) => vm.vmid)).toEqual([Number(id)]);
-    expect(state).toMatchObject({ vmName: `${inputs.name}-${id}`, running: true, installComplete: true });
+    expect(state).toMatchObject({ running: true, installComplete: true });
+    if ("name" in patch) expect(state.vmName).toBe(`${patch.name}-${id}`);
+    else expect(state.vmName).toMatch(/^web-[0-9a-f]{8}-[0-9a-z]+-\d+$/);
     expect(state.password).toBeUndefined(); // the dead deployment's generated password is not known
-    expect(messages(ctx.lines, "warn").some((m) => /an earlier create of this resource was interrupted/.test(m))).toBe(
+    expect(messages(ctx.lines, "warn").some((m) => /was left by an interrupted create of this resource/.test(m))).toBe(
       true,
     );
+    expect(journalFiles()).toEqual([]); // handed back: the entry is gone
   });
 
   test("killed once the VM runs: taken over once the server can no longer remove it", async () => {
-    const inputs = declared(URN, { vmid: 151 });
+    const inputs = declared({ vmid: 152 });
     await killedAt(inputs, /VM strting/);
     const clock = simClock(SPEED);
-    const { state } = await create(inputs, ctxFor(URN, { clock }));
+    const { state } = await create(inputs, ctxFor({ clock }));
     expect(h.sim.vms()).toHaveLength(1);
-    expect(state).toMatchObject({ vmid: 151, running: true, installComplete: true });
-    // the SSH wait and the init script's bound, counted from the takeover
+    expect(state).toMatchObject({ vmid: 152, running: true, installComplete: true });
+    // the SSH wait and the init script's bound, counted from the takeover (the install began just now)
     expect(clock.elapsed()).toBeGreaterThan(30 * 60_000);
+  });
+
+  test("killed after the server said its SSH initialization completed (this machine's journal has it): settled at once", async () => {
+    const inputs = declared({ vmid: 158 });
+    await killedAt(inputs, /SSH initialization completed/);
+    const clock = simClock(SPEED);
+    const { state } = await create(inputs, ctxFor({ clock }));
+    expect(state).toMatchObject({ vmid: 158, running: true, installComplete: true });
+    // past the point where the server removes a VM: no follow for the init script's bound
+    expect(clock.elapsed()).toBeLessThan(5 * 60_000);
+  });
+
+  test("a VM whose install began hours ago: settled at once, not followed as if it had just begun", async () => {
+    const began = simClock(SPEED).now() - 3 * 3_600_000;
+    h.sim.addVm({ vmid: 153, requestedName: stackName(ID, URN, began, LIMITS.nameMax), running: true });
+    const clock = simClock(SPEED);
+    const { state } = await create(declared(), ctxFor({ clock }));
+    expect(state).toMatchObject({ vmid: 153, running: true, installComplete: true });
+    expect(clock.elapsed()).toBeLessThan(60_000);
+    expect(h.sim.stats().installsStarted).toBe(0);
+  });
+
+  test("killed during the image download, before its VM exists: waited for and taken over, never installed twice", async () => {
+    h.sim.settings({ imageCache: [] });
+    const inputs = declared({ name: "dl", vmid: 154 });
+    await killedAt(inputs, /start downloading OS image/);
+    const installs = h.sim.stats().installsStarted;
+    const ctx = ctxFor();
+    const { state } = await create(inputs, ctx);
+    await h.sim.idle();
+    expect(h.sim.stats().installsStarted).toBe(installs);
+    expect(h.sim.vms().map((vm) => vm.name)).toEqual(["dl-154"]);
+    expect(state).toMatchObject({ vmid: 154, installComplete: true });
+    expect(messages(ctx.lines, "warn")[0]).toMatch(/an interrupted create of this resource began installing VM dl-154/);
   });
 
   test("killed once the VM runs, then its init script fails: the server removes it, nothing is recorded", async () => {
     h.sim.addFault({ kind: "fail", op: "install", step: "SSH initialization" });
-    const inputs = declared(URN, { vmid: 152 });
+    const inputs = declared({ vmid: 155 });
     await killedAt(inputs, /VM strting/);
-    const err = await create(inputs, ctxFor(URN)).catch((e: unknown) => e);
+    const err = await create(inputs, ctxFor()).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: CODES.installFailed });
     expect((err as Error).message).toMatch(/created the VM and removed it again/);
     await h.sim.idle();
     expect(h.sim.vms()).toEqual([]);
   });
 
-  test("another stack's VM of the same resource name is never adopted", async () => {
-    const theirs = derivedName(OTHER_STACK, LIMITS.nameMax);
+  test("two interrupted creates each left a VM: the first is taken over, the later one removed as a leftover", async () => {
+    const t0 = simClock(SPEED).now();
+    h.sim.addVm({ vmid: 156, requestedName: stackName(ID, URN, t0 - 60_000, LIMITS.nameMax), running: true });
+    h.sim.addVm({ vmid: 157, requestedName: stackName(ID, URN, t0 - 30_000, LIMITS.nameMax), running: true });
+    const ctx = ctxFor();
+    const { state } = await create(declared(), ctx);
+    await h.sim.idle();
+    expect(state.vmid).toBe(156);
+    expect(h.sim.vms().map((vm) => vm.vmid)).toEqual([156]);
+    expect(
+      messages(ctx.lines, "warn").some((m) => /VM .*\(157\) carries this stack's mark .* removing it/.test(m)),
+    ).toBe(true);
+  });
+});
+
+describe("never another's VM", () => {
+  test("the twins: another backend's stack with the same names made a VM; this one installs its own beside it", async () => {
+    const theirs = stackName(TWIN_ID, URN, simClock(SPEED).now() - 60_000, LIMITS.nameMax);
     h.sim.addVm({ vmid: 120, requestedName: theirs, running: true, os: "ubuntu" });
-    const { state } = await create(declared(URN), ctxFor(URN));
+    const { state } = await create(declared(), ctxFor());
     expect(state.vmid).not.toBe(120);
     expect(
       h.sim
@@ -102,31 +176,37 @@ describe("a second create after an interrupted one", () => {
         .map((vm) => vm.vmid)
         .sort(),
     ).toEqual([120, state.vmid].sort());
-    // pinned on their VMID: refused, not adopted
-    const err = await create(declared(URN, { vmid: 120 }), ctxFor(URN)).catch((e: unknown) => e);
+    // pinned on their VMID: refused, not taken over
+    const err = await create(declared({ vmid: 120 }), ctxFor()).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: CODES.vmidTaken });
   });
 
-  test("a hand-made VM with the user's name is refused, with the advice to adopt it", async () => {
+  test("a VM with the user's name at the pinned VMID and no journal entry: refused, naming the one step that records it", async () => {
     h.sim.addVm({ vmid: 160, requestedName: "web", running: true, os: "ubuntu" });
-    const inputs = declared(URN, { name: "web", vmid: 160 });
-    const err = await create(inputs, ctxFor(URN)).catch((e: unknown) => e);
+    const err = await create(declared({ name: "web", vmid: 160 }), ctxFor()).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: CODES.vmidTaken });
-    expect((err as Error).message).toMatch(/declare it with `adopt: true`/);
+    expect((err as Error).message).toMatch(/`npx go-pve-qemu-pulumi recover --stack dev --adopt '.*::web=160'`/);
     expect(h.sim.vms()).toHaveLength(1);
+  });
+
+  test("another stack's journal entry for the same URN is not this stack's evidence", async () => {
+    const inputs = declared({ name: "j", vmid: 161 });
+    await killedAt(inputs, /VM created successfully/);
+    const err = await create(inputs, ctxFor({ identity: TWIN_ID })).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: CODES.vmidTaken });
   });
 });
 
 describe("a server restarted mid-install", () => {
   test("after the VM was made: the create ends within its bound, keeping the half-made VM and saying what to run", async () => {
     const clock = simClock(SPEED);
-    const ctx = ctxFor(URN, { clock });
+    const ctx = ctxFor({ clock });
     const info = ctx.reporter.info;
     ctx.reporter.info = (msg: string) => {
       info(msg);
       if (/VM created successfully/.test(msg)) void h.sim.restart();
     };
-    const err = await create(declared(URN, { vmid: 170 }), ctx).catch((e: unknown) => e);
+    const err = await create(declared({ vmid: 170 }), ctx).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PartialError);
     const p = err as PartialError;
     expect(p.state).toMatchObject({ vmid: 170, installComplete: false, running: false });
@@ -138,13 +218,13 @@ describe("a server restarted mid-install", () => {
   test("before the VM was made: nothing appears, a clear failure once it can no longer be created", async () => {
     h.sim.settings({ imageCache: [] });
     const clock = simClock(SPEED);
-    const ctx = ctxFor(URN, { clock });
+    const ctx = ctxFor({ clock });
     const info = ctx.reporter.info;
     ctx.reporter.info = (msg: string) => {
       info(msg);
       if (/start downloading OS image/.test(msg)) void h.sim.restart();
     };
-    const err = await create(declared(URN), ctx).catch((e: unknown) => e);
+    const err = await create(declared(), ctx).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: CODES.installFailed });
     expect((err as Error).message).toMatch(/never appeared, and the server can no longer create it/);
     expect(h.sim.vms()).toEqual([]);

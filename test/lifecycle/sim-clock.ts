@@ -12,7 +12,8 @@ export interface SimClock extends Clock {
 }
 
 export function simClock(speed: number): SimClock {
-  const start = 1_000_000;
+  // A real date: times it gives end up in VM names (the install's start) and are read back.
+  const start = Date.UTC(2026, 0, 1);
   const t0 = performance.now();
   const now = (): number => start + (performance.now() - t0) * speed;
   return {

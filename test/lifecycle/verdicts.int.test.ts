@@ -5,9 +5,7 @@
 // ends at the install's reboot, when it is seen.
 import { DEFAULT_TIMING, PartialError, create, update } from "../../provider/lifecycle";
 import type { LifecycleContext } from "../../provider/lifecycle";
-import { derivedName } from "../../provider/lifecycle/derived-name";
 import { CODES } from "../../provider/lifecycle/errors";
-import { LIMITS } from "../../provider/lifecycle/inputs";
 import { SPEED, messages, startHarness } from "./harness";
 import type { Harness } from "./harness";
 import { simClock } from "./sim-clock";
@@ -26,13 +24,14 @@ afterEach(async () => {
   await h.sim.idle();
 });
 
+const ID = "d15c0d15c0d15c0d15c0d15c0d15c0ab";
 const simCtx = (extra: Partial<LifecycleContext> = {}) =>
-  h.ctx({ clock: simClock(SPEED), timing: TIMING, urn: URN, ...extra });
+  h.ctx({ clock: simClock(SPEED), timing: TIMING, urn: URN, identity: ID, ...extra });
 
 describe("a gateway's JSON 504 after the server began the install: followed, the VM ends in state, no orphan", () => {
   test.each([
     ["a pinned VMID", { vmid: 170, name: "gwp" }],
-    ["an auto VMID, the VM known by this resource's derived name", { name: derivedName(URN, LIMITS.nameMax) }],
+    ["an auto VMID, the VM known by this stack's mark in its name", {}],
   ])("%s", async (_label, inputs) => {
     h.sim.addFault({ kind: "gateway", op: "install", times: 1 });
     const ctx = simCtx();

@@ -45,7 +45,7 @@ describe("npm run demo", () => {
     const up = await demo();
     const out = up.stdout + up.stderr;
     expect(out).toContain(`demo: go-pve-qemu simulator at http://127.0.0.1:${port}`);
-    expect(out).toMatch(/\+ 5 created/); // the stack and four VMs
+    expect(out).toMatch(/\+ 6 created/); // the stack, its identity and four VMs
     for (const name of ["web", "db", "cache", "worker"])
       expect(out).toMatch(new RegExp(`${name}\\s*:\\s*"192\\.168\\.0\\.\\d+"`));
     // the pinned VMID is the IP's last octet
@@ -55,10 +55,10 @@ describe("npm run demo", () => {
     expect(JSON.stringify(simState())).toContain('"worker-');
 
     const again = await demo("preview");
-    expect(again.stdout).toMatch(/5 unchanged/);
+    expect(again.stdout).toMatch(/6 unchanged/);
 
     const down = await demo("destroy");
-    expect(down.stdout).toMatch(/- 5 deleted/);
+    expect(down.stdout).toMatch(/- 6 deleted/);
     expect(JSON.stringify(simState())).not.toMatch(/"(web|db|cache|worker)-\d+"/);
   });
 });

@@ -89,15 +89,27 @@ export function upgradeSuite(release: Release, more?: (vms: VmOutputs) => void):
     ).toEqual(release.serverNames);
   });
 
-  test("preview shows no change, up is a no-op, refresh works, destroy removes every VM", async () => {
+  test("preview changes no VM (the one create is the stack's identity), up writes nothing to the server, refresh works, destroy removes every VM", async () => {
+    // The release's stack has no StackIdentity yet: it is made once, by the first up, and touches
+    // no server. Every VM the release made is unchanged.
     const preview = await fleet.preview();
-    expect(preview.changeSummary).toEqual({ same: vmCount + 1 });
+    expect(preview.changeSummary).toEqual({ same: vmCount + 1, create: 1 });
+    const creates = fleet.last.events.flatMap((e) =>
+      e.resourcePreEvent?.metadata.op === "create" ? [e.resourcePreEvent.metadata.urn] : [],
+    );
+    expect(creates).toEqual([
+      expect.stringMatching(/::pulumi-nodejs:dynamic\/goPveQemu:StackIdentity::go-pve-qemu-stack$/),
+    ]);
 
     const installs = sim.stats().installsStarted;
+    const writes = serverWrites(sim);
     const up = await fleet.up();
     expect(up.summary.result).toBe("succeeded");
-    expect(up.summary.resourceChanges).toEqual({ same: vmCount + 1 });
+    expect(up.summary.resourceChanges).toEqual({ same: vmCount + 1, create: 1 });
     expect(sim.stats().installsStarted).toBe(installs);
+    expect(serverWrites(sim)).toBe(writes);
+    // from then on, nothing at all
+    expect((await fleet.preview()).changeSummary).toEqual({ same: vmCount + 2 });
     const vms = up.outputs.vms!.value as VmOutputs;
     expect(vms.web).toMatchObject({ vmid: 121, vmName: "web-121", running: true });
     expect(vms.spare).toMatchObject({ node: "pve2", running: false });
@@ -111,10 +123,18 @@ export function upgradeSuite(release: Release, more?: (vms: VmOutputs) => void):
     const outputs = await fleet.stack.outputs();
     expect(fleet.stateText()).not.toContain(PASSWORD);
     expect(outputs.vms!.secret).toBe(false);
-    expect((await fleet.preview()).changeSummary).toEqual({ same: vmCount + 1 });
+    expect((await fleet.preview()).changeSummary).toEqual({ same: vmCount + 2 });
 
     await fleet.destroy();
     expect(sim.vms()).toEqual([]);
     expect(fleet.resources()).toEqual({});
   });
+}
+
+/** Requests that change something on the server: every one but list, status and health. */
+function serverWrites(sim: SimulatorHandle): number {
+  const requests = sim.stats().requests as Record<string, number | undefined>;
+  return Object.entries(requests)
+    .filter(([op]) => !["list", "status", "health"].includes(op))
+    .reduce((n, [, count]) => n + (count ?? 0), 0);
 }

@@ -1,0 +1,44 @@
+// The stack's identity: one small resource per stack, made by the first Vm
+// the program declares, holding a random value created once and kept in the
+// stack's own state. go-pve-qemu keeps no tags, so a VM's name is the only
+// mark the provider can leave on it; keyed by this value (which no other
+// stack has, whatever its project, stack and resource names), the mark is
+// one only this stack can make, and so evidence that this stack made the VM.
+// It also keys this machine's install journal. Every Vm takes it as an input,
+// so it exists before any install begins and survives a killed deployment.
+import * as pulumi from "@pulumi/pulumi";
+import { identityProvider } from "./serialized-provider";
+
+/** The resource's name in every stack: one per stack. */
+const NAME = "go-pve-qemu-stack";
+
+class StackIdentity extends pulumi.dynamic.Resource {
+  /** 32 hex digits; a secret, since it is the key of the marks. */
+  declare readonly identity: pulumi.Output<string>;
+
+  constructor() {
+    super(
+      identityProvider,
+      NAME,
+      { identity: undefined },
+      { additionalSecretOutputs: ["identity"] },
+      "goPveQemu",
+      "StackIdentity",
+    );
+  }
+}
+
+/** One per run of the program (per stack: the Automation API may run several in one process). */
+const perRun = new WeakMap<object, pulumi.Output<string>>();
+const withoutStack = {};
+
+/** The stack's identity, declaring its resource the first time it is asked for in this run. */
+export function stackIdentity(): pulumi.Output<string> {
+  const key = pulumi.runtime.getStackResource() ?? withoutStack;
+  let identity = perRun.get(key);
+  if (identity === undefined) {
+    identity = new StackIdentity().identity;
+    perRun.set(key, identity);
+  }
+  return identity;
+}

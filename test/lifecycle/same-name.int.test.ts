@@ -1,0 +1,54 @@
+// Two stacks install the same user-given name at once on one server, and the
+// stream of one of them is cut: its follow never claims a VM the other stack
+// could have made. A name the user gives is no evidence; the VMID the server
+// named in the stream is.
+import { DEFAULT_TIMING, create } from "../../provider/lifecycle";
+import type { LifecycleContext } from "../../provider/lifecycle";
+import { CODES } from "../../provider/lifecycle/errors";
+import { SPEED, startHarness } from "./harness";
+import type { Harness } from "./harness";
+import { simClock } from "./sim-clock";
+
+const URN = "urn:pulumi:dev::fleet::pulumi-nodejs:dynamic/goPveQemu:Vm::app";
+const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000 };
+const ctxOf = (h: Harness, identity: string, extra: Partial<LifecycleContext> = {}) =>
+  h.ctx({ clock: simClock(SPEED), timing: TIMING, urn: URN, identity, ...extra });
+const A = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+const B = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness({ imageCache: ["ubuntu/24.04"], durations: { rebootStopped: 0 } });
+});
+afterEach(() => h.close());
+
+test("cut before the server named the VMID: not claimed by the name; the other stack keeps its own VM", async () => {
+  // The first install of "same" loses its stream at once; the second runs whole.
+  h.sim.addFault({ kind: "drop", op: "install", step: "begin", name: "same", times: 1 });
+  const [cut, whole] = await Promise.allSettled([
+    create(h.inputs({ name: "same" }), ctxOf(h, A)),
+    new Promise((r) => setTimeout(r, 5)).then(() => create(h.inputs({ name: "same" }), ctxOf(h, B))),
+  ]);
+  expect(whole.status).toBe("fulfilled");
+  const theirs = (whole as PromiseFulfilledResult<Awaited<ReturnType<typeof create>>>).value.state.vmid;
+  expect(cut.status).toBe("rejected");
+  const err = (cut as PromiseRejectedResult).reason as Error & { code?: string };
+  expect(err.code).toBe(CODES.installUnknown);
+  expect(err.message).toMatch(/a name the user gave is no evidence/);
+  await h.sim.idle();
+  // both VMs exist on the server; the cut one recorded neither
+  const same = h.sim.vms().filter((v) => v.name.startsWith("same-"));
+  expect(same).toHaveLength(2);
+  expect(same.map((v) => v.vmid)).toContain(theirs);
+});
+
+test("cut after the server named the VMID: followed by that VMID, recording its own VM and not the other's", async () => {
+  h.sim.addFault({ kind: "drop", op: "install", step: "creating VM", name: "same", times: 1 });
+  const [cut, whole] = await Promise.all([
+    create(h.inputs({ name: "same" }), ctxOf(h, A)),
+    new Promise((r) => setTimeout(r, 5)).then(() => create(h.inputs({ name: "same" }), ctxOf(h, B))),
+  ]);
+  expect(cut.state.vmid).not.toBe(whole.state.vmid);
+  expect(cut.state).toMatchObject({ installComplete: true, vmName: `same-${cut.id}` });
+  expect(h.orphans([cut.state, whole.state])).toEqual([]);
+});
