@@ -12,13 +12,16 @@
 // `destroy` succeeded (after `pulumi cancel` when the interrupted run left
 // its lock, the documented step for a killed runner), orphans (VMs on the server not in state after `up`),
 // duplicates (VMs beyond one per declared resource), manual steps (a failed
-// `up` or `destroy`, and each VM `destroy` left behind), seconds, and whether
-// every run ended within its bound (a run past the bound is killed).
+// `up` or `destroy`, and each VM `destroy` left behind), leftover processes
+// (the interrupted run's language host, program and provider still alive 10 s
+// after its `pulumi` ended), seconds, and whether every run ended within its
+// bound (a run past the bound is killed).
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startSimulator, type SimulatorHandle } from "../simulator";
 import { killGroup, newCliStack, waitFor, type CliStack } from "./cli-stack";
+import { watchDeployment } from "./deployment-processes";
 import { simulatedBounds } from "./sim-bounds";
 
 // No `name`: the provider derives one from the stack and the resource, by
@@ -90,6 +93,7 @@ interface Cell {
   orphans: number;
   duplicates: number;
   manual: number;
+  leftover: number;
   seconds: number;
   boundMet: boolean;
 }
@@ -132,6 +136,7 @@ async function runCell(name: string, how: Interruption, opts: Options): Promise<
     // moment the first install reaches it (the simulator counts fired faults).
     if (how.kind !== "none") server.sim.addFault({ op: "install", step: how.step, kind: "delay", ms: 1, times: 1 });
     const first = stack.start(["up", "--yes", "--skip-preview"]);
+    const deployment = watchDeployment(first.child.pid!, stack.workDir);
     const helpers = () => childPids(first.child.pid!);
     let interrupted = "completed";
     if (how.kind !== "none") {
@@ -155,6 +160,7 @@ async function runCell(name: string, how: Interruption, opts: Options): Promise<
     if (how.kind !== "none" && !interrupted.startsWith("step")) {
       interrupted = `${how.kind}: exit ${firstEnd.code ?? firstEnd.signal} after ${firstEnd.seconds.toFixed(1)}s`;
     }
+    const leftover = (await deployment.leftoversAfter(10_000)).length;
     // The killed engine's language host and provider have process groups of their own.
     for (const pid of leftovers) killGroup(pid, "SIGKILL");
     const pending = stack.pendingOperations();
@@ -184,6 +190,7 @@ async function runCell(name: string, how: Interruption, opts: Options): Promise<
       orphans,
       duplicates,
       manual,
+      leftover,
       seconds: Math.round((Date.now() - t0) / 100) / 10,
       boundMet,
       ...(steps ? { steps } : {}),
@@ -261,10 +268,10 @@ async function main(): Promise<void> {
     cells.push(cell);
     print(cell);
   }
-  const bad = cells.filter((c) => c.orphans + c.duplicates + c.manual > 0 || !c.boundMet);
+  const bad = cells.filter((c) => c.orphans + c.duplicates + c.manual + c.leftover > 0 || !c.boundMet);
   console.log(
     `\nsummary: ${cells.length} cells; orphans ${sum(cells, "orphans")}, duplicates ${sum(cells, "duplicates")}, ` +
-      `manual steps ${sum(cells, "manual")}, bound missed ${cells.filter((c) => !c.boundMet).length}; ` +
+      `manual steps ${sum(cells, "manual")}, leftover processes ${sum(cells, "leftover")}, bound missed ${cells.filter((c) => !c.boundMet).length}; ` +
       `${bad.length === 0 ? "all clean" : `not clean: ${bad.map((c) => c.cell).join("; ")}`}`,
   );
 }
@@ -272,11 +279,11 @@ async function main(): Promise<void> {
 function print(c: Cell): void {
   console.log(
     `${c.cell.padEnd(40)} | ${c.interrupted.padEnd(34)} | pending ${c.pending} | lock ${c.cancel} | up ${c.up} | destroy ${c.destroy} | ` +
-      `orphans ${c.orphans} | duplicates ${c.duplicates} | manual ${c.manual} | ${c.seconds}s | bound ${c.boundMet ? "met" : "MISSED"}`,
+      `orphans ${c.orphans} | duplicates ${c.duplicates} | manual ${c.manual} | leftover ${c.leftover} | ${c.seconds}s | bound ${c.boundMet ? "met" : "MISSED"}`,
   );
 }
 
-function sum(cells: Cell[], key: "orphans" | "duplicates" | "manual"): number {
+function sum(cells: Cell[], key: "orphans" | "duplicates" | "manual" | "leftover"): number {
   return cells.reduce((n, c) => n + c[key], 0);
 }
 

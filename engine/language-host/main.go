@@ -9,6 +9,7 @@
 // `@pulumi/pulumi/cmd/run` entry point, with config passed in PULUMI_CONFIG.
 // Only what `preview`, `up`, `refresh`, `destroy` and the Automation API need
 // is implemented; the rest answers Unimplemented, which the engine tolerates.
+// It leaves with the engine that started it, killed or not (engine.go).
 package main
 
 import (
@@ -22,6 +23,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
@@ -40,22 +42,30 @@ const nodeExitedAfterReportingError = 32
 type host struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 	engineAddress string
+	engine        *engineWatch
 }
 
 func main() {
-	h := &host{}
+	h := &host{engine: newEngineWatch()}
 	// The engine passes its own address as the last argument (and again in Handshake).
 	if n := len(os.Args); n > 1 && !strings.HasPrefix(os.Args[n-1], "-") {
 		h.engineAddress = os.Args[n-1]
+		if err := h.engine.watch(h.engineAddress); err != nil {
+			fmt.Fprintf(os.Stderr, "fatal: could not watch the engine at %s: %v\n", h.engineAddress, err)
+			os.Exit(1)
+		}
 	}
 	serve(h)
 }
 
 func serve(h *host) {
 	cancel := make(chan bool)
+	var once sync.Once
+	stop := func() { once.Do(func() { close(cancel) }) }
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	go func() { <-sig; close(cancel) }()
+	go func() { <-sig; stop() }()
+	h.engine.leaveWithEngine(stop)
 
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Cancel: cancel,
@@ -70,7 +80,11 @@ func serve(h *host) {
 	}
 	// The engine reads the port from the first line of stdout.
 	fmt.Println(handle.Port)
-	if err := <-handle.Done; err != nil {
+	err = <-handle.Done
+	if h.engine.isGone() {
+		h.engine.leave()
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "fatal: language host stopped: %v\n", err)
 		os.Exit(1)
 	}
@@ -78,6 +92,12 @@ func serve(h *host) {
 
 func (h *host) Handshake(_ context.Context, req *pulumirpc.LanguageHandshakeRequest) (*pulumirpc.LanguageHandshakeResponse, error) {
 	h.engineAddress = req.GetEngineAddress()
+	if h.engineAddress == "" {
+		return &pulumirpc.LanguageHandshakeResponse{}, nil
+	}
+	if err := h.engine.watch(h.engineAddress); err != nil {
+		return nil, fmt.Errorf("watching the engine at %s: %w", h.engineAddress, err)
+	}
 	return &pulumirpc.LanguageHandshakeResponse{}, nil
 }
 
@@ -165,7 +185,8 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
 
-	cmd := exec.CommandContext(ctx, node, args...)
+	cmd, release := h.engine.programCommand(ctx, node, args...)
+	defer release()
 	cmd.Dir = req.GetPwd()
 	cmd.Env = env
 	// The program's own output is the user's: pass it straight through.

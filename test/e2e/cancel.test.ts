@@ -8,9 +8,11 @@
 //   operations at once; the create is left as a pending operation;
 // - `pulumi` killed (kill -9): the provider process sees it and ends while
 //   the install is still going on on the server, instead of following it and
-//   living on.
+//   living on; the language host sees the engine gone and leaves with its
+//   program, so nothing of the deployment is left behind.
 import { execFileSync, spawn } from "node:child_process";
 import { alive } from "../../scripts/cli-stack";
+import { watchDeployment } from "../../scripts/deployment-processes";
 import { newFleet, orphans, type Fleet } from "./harness";
 
 jest.setTimeout(300_000);
@@ -41,22 +43,30 @@ test("the Automation API's abort (one Ctrl-C): the install in flight ends, the V
   expect(fleet.sim.vms().map((v) => v.vmid)).toEqual([160]);
 });
 
-test("pulumi killed mid-install: the provider process ends while the server is still installing", async () => {
+test("pulumi killed mid-install: within 10 s no process of its deployment is left, while the server is still installing", async () => {
   const pulumi = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], {
     cwd: fleet.workDir,
     env: { ...process.env, ...fleet.env },
     stdio: "ignore",
   });
   const exited = new Promise((resolve) => pulumi.on("exit", resolve));
+  const deployment = watchDeployment(pulumi.pid!, fleet.workDir);
   await until(() => fleet.sim.stats().installsStarted > 0);
-  const provider = await until(() => childProcess(pulumi.pid!, "cmd/dynamic-provider"));
-  const languageHost = childProcess(pulumi.pid!, "pulumi-language-nodejs");
+  await until(() => deployment.seen().some((p) => p.args.includes("cmd/dynamic-provider")));
+  // All three are there to be left behind: the language host, its program, the provider.
+  expect(deployment.seen().map((p) => p.args)).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(/pulumi-language-nodejs 127\.0\.0\.1:\d+$/),
+      expect.stringContaining("cmd/run --monitor="),
+      expect.stringContaining("cmd/dynamic-provider/index.js"),
+    ]),
+  );
 
   pulumi.kill("SIGKILL");
   await exited;
-  // The language host outlives a killed engine (Pulumi's, not this provider's): end its group here.
-  if (languageHost) process.kill(-languageHost, "SIGKILL");
-  await until(() => !alive(provider));
+  const left = await deployment.leftoversAfter(10_000);
+  for (const p of left) if (alive(p.pid)) process.kill(p.pid, "SIGKILL"); // not to outlive a failed test
+  expect(left).toEqual([]);
   // The install is still under way on the server (the provider did not wait for it).
   expect(fleet.sim.stats().installsSucceeded).toBe(0);
   expect(fleet.sim.stats().activeFlows).toBeGreaterThan(0);
