@@ -3,3 +3,6 @@
 import "./node-version";
 export { Vm } from "./resource/vm";
 export type { VmArgs, VmConnectionArgs } from "./resource/vm";
+// The data sources: the cluster's nodes and VMs as outputs, and placement over them.
+export { byFreeMemory, getNodes, getVms, pickEmptiest } from "./data";
+export type { ClusterArgs, NodeInfo, VmInfo } from "./data";
