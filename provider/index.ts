@@ -3,3 +3,9 @@
 import "./node-version";
 export { Vm } from "./resource/vm";
 export type { VmArgs, VmConnectionArgs } from "./resource/vm";
+// The data sources: the cluster's nodes and VMs as outputs, and placement over them.
+export { byFreeMemory, getNodes, getVms, pickEmptiest } from "./data";
+export type { ClusterArgs, NodeInfo, VmInfo } from "./data";
+// Bringing existing VMs in: the program that adopts a server's VMs (also `npx go-pve-qemu-pulumi discover`).
+export { discover, DiscoverOptionError } from "./discover";
+export type { AdoptArgs, AdoptedVm, DiscoverOption, DiscoverOptions, Discovery, SkippedVm } from "./discover";

@@ -50,12 +50,30 @@ const VmEntrySchema = z.object({
 });
 export type VmEntry = z.infer<typeof VmEntrySchema>;
 
+/**
+ * One node in GET /api/vm/list's `cluster`. Capacities are the node's own
+ * (`max_cpu` cores, `max_memory` and `disk` in GiB, two decimals); `cpu`,
+ * `memory` and `memory_used` are percentages of that capacity, summed over
+ * the node's VMs (assigned vCPUs, assigned memory, memory in use). Every field
+ * is optional (the docs' shape names the node only), and a figure that is
+ * missing or malformed reads as absent: the list is what every VM operation
+ * reads first, and a node's figures must never fail it.
+ */
+const figure = z.number().optional().catch(undefined);
 const NodeEntrySchema = z
   .object({
     node: z.string().optional(),
     name: z.string().optional(),
+    max_cpu: figure,
+    max_memory: figure,
+    cpu: figure,
+    memory: figure,
+    memory_used: figure,
+    disk: figure,
+    running: z.boolean().optional().catch(undefined),
   })
   .passthrough();
+export type NodeEntry = z.infer<typeof NodeEntrySchema>;
 
 /**
  * GET /api/vm/list as the code sends it ({count, list, cluster, data}) or as

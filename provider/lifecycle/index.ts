@@ -6,6 +6,9 @@ export { UNKNOWN } from "./inputs";
 export type { VmInputs } from "./inputs";
 export { check } from "./check";
 export { ServerChecks } from "./server-checks";
+// The data sources and discover fail as the checks warn: `the go-pve-qemu server at <url> cannot be reached (...)`.
+export { describe as listProblem } from "./server-checks";
+export { endpointKey, resolveConnection } from "./connection";
 export type { VmState } from "./state";
 export { diff } from "./diff";
 export { create } from "./create";

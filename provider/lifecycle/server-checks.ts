@@ -208,7 +208,7 @@ function nameOf(urn: string): string {
 }
 
 /** What went wrong asking for the list, as the rest of a sentence that starts with the server. */
-function describe(err: unknown, timeoutMs: number): string {
+export function describe(err: unknown, timeoutMs: number): string {
   const code = (err as { code?: unknown } | null)?.code;
   const name = err instanceof Error ? err.name : "";
   if (code === "GPQ_CANCELLED" || name === "TimeoutError")

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { startSimulator, type SimulatorHandle } from "../../simulator";
+import { startSimulator, type SimulatorHandle, type SimulatorOptions } from "../../simulator";
 import { engineEnv, ensureEngine, ROOT } from "../../scripts/engine-env";
 
 export { ROOT };
@@ -26,8 +26,11 @@ export interface Sandbox {
   dispose(): Promise<void>;
 }
 
-export async function newSandbox(passphrase = "examples-passphrase"): Promise<Sandbox> {
-  const sim = await startSimulator({ speed: 2000 });
+export async function newSandbox(
+  passphrase = "examples-passphrase",
+  simOptions: SimulatorOptions = {},
+): Promise<Sandbox> {
+  const sim = await startSimulator({ speed: 2000, ...simOptions });
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-examples-"));
   fs.mkdirSync(path.join(scratch, "backend"));
   const bin = ensureEngine();

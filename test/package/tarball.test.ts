@@ -35,6 +35,8 @@ async function run(cmd: string, args: string[], cwd: string, env: NodeJS.Process
 }
 
 describe("the packed package in a project of its own", () => {
+  const inProject = (cmd: string, args: string[]) =>
+    run(cmd, args, project, { ...process.env, GO_PVE_QEMU_ENDPOINT: "" });
   let tmp: string;
   let project: string;
   let tarballFiles: string[];
@@ -92,6 +94,40 @@ describe("the packed package in a project of its own", () => {
     expect(manifest.dependencies["@pulumi/pulumi"]).toBeUndefined();
     for (const script of ["preinstall", "install", "postinstall", "prepare"])
       expect(manifest.scripts[script]).toBeUndefined();
+    // The command line, `npx go-pve-qemu-pulumi discover`
+    expect(manifest.bin).toEqual({ "go-pve-qemu-pulumi": "dist/provider/cli/index.js" });
+    expect(tarballFiles).toContain("dist/provider/cli/index.js");
+  });
+
+  it("runs `npx go-pve-qemu-pulumi discover` from the project, and the program it writes type-checks there", async () => {
+    sim.addVm({ vmid: 150, name: "legacy-150", requestedName: "legacy", os: "debian", running: true });
+    try {
+      const out = path.join(project, "adopted.ts");
+      const run = await inProject("npx", [
+        "--no-install",
+        "go-pve-qemu-pulumi",
+        "discover",
+        "--endpoint",
+        sim.url,
+        "--out",
+        out,
+      ]);
+      expect(run.code).toBe(0);
+      expect(run.out).toContain("1 to adopt, 0 held by the stacks given");
+      fs.writeFileSync(
+        path.join(project, "tsconfig.adopted.json"),
+        '{ "extends": "./tsconfig.json", "files": ["adopted.ts"] }',
+      );
+      const tsc = await inProject(path.join(project, "node_modules", ".bin", "tsc"), [
+        "--noEmit",
+        "-p",
+        "tsconfig.adopted.json",
+      ]);
+      for (const f of [out, path.join(project, "tsconfig.adopted.json")]) fs.rmSync(f);
+      expect(tsc).toEqual({ code: 0, out: "" });
+    } finally {
+      sim.removeVm(150);
+    }
   });
 
   it("type-checks the user's program against the shipped types", async () => {

@@ -1,0 +1,85 @@
+// The command line of `discover`, parsed by Node's own parseArgs and checked
+// here, each problem naming its flag. Exit code 2 means the command line was
+// wrong (nothing was asked of the server); 1, that discover itself failed.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+
+export const DISCOVER_USAGE = `usage: go-pve-qemu-pulumi discover --endpoint URL [--exclude-stack-export FILE]... [--out FILE] [--force]
+
+Lists the VMs of the go-pve-qemu server at URL that the given stacks' state does not
+hold, and writes a TypeScript program that declares each of them as a Vm with
+adopt: true (its first \`pulumi up\` records them and changes nothing on the server).
+
+  --endpoint URL                the server (else GO_PVE_QEMU_ENDPOINT); a token for a
+                                proxy in front of it: GO_PVE_QEMU_TOKEN
+  --exclude-stack-export FILE   \`pulumi stack export\` of a stack whose VMs are left out
+                                (repeatable; --show-secrets lets it match by server)
+  --out FILE                    the program to write (default adopted.ts; - for stdout)
+  --force                       overwrite FILE
+  --timeout-ms N                longest wait for each answer of the server (default 30000)
+  --help                        this text`;
+
+export class UsageError extends Error {
+  readonly exitCode = 2;
+}
+
+export interface DiscoverCommand {
+  endpoint: string;
+  token?: string;
+  exports: string[];
+  /** "-" for stdout */
+  out: string;
+  timeoutMs?: number;
+  help: boolean;
+}
+
+export function parseDiscover(argv: string[], env: NodeJS.ProcessEnv): DiscoverCommand {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        endpoint: { type: "string" },
+        "exclude-stack-export": { type: "string", multiple: true },
+        out: { type: "string" },
+        force: { type: "boolean" },
+        "timeout-ms": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n\n${DISCOVER_USAGE}`);
+  }
+  const out = values.out ?? "adopted.ts";
+  const command: DiscoverCommand = {
+    endpoint: (values.endpoint ?? env.GO_PVE_QEMU_ENDPOINT ?? "").trim(),
+    token: env.GO_PVE_QEMU_TOKEN?.trim() || undefined,
+    exports: values["exclude-stack-export"] ?? [],
+    out,
+    timeoutMs: millis(values["timeout-ms"]),
+    help: values.help === true,
+  };
+  if (command.help) return command;
+  if (command.endpoint === "") {
+    throw new UsageError("--endpoint: is required (or GO_PVE_QEMU_ENDPOINT), e.g. --endpoint http://10.0.0.5:8080");
+  }
+  if (out !== "-" && fs.existsSync(out) && values.force !== true) {
+    throw new UsageError(`--out ${out}: the file exists; give --force to overwrite it, or another --out`);
+  }
+  if (out !== "-" && !fs.existsSync(path.dirname(path.resolve(out)))) {
+    throw new UsageError(`--out ${out}: its folder does not exist`);
+  }
+  return command;
+}
+
+function millis(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    throw new UsageError(`--timeout-ms: ${JSON.stringify(raw)} is not a whole number of milliseconds > 0`);
+  }
+  return n;
+}

@@ -1,0 +1,17 @@
+// discover: the VMs of a go-pve-qemu server that no given stack holds, as a
+// TypeScript program that adopts them. Plain and Pulumi-free: the CLI
+// (provider/cli) and Automation API scripts call the same function.
+//
+// The work loads on the first call: the package's entry re-exports this door,
+// and a program that only declares Vms must not pay for the HTTP client.
+import type { DiscoverOptions, Discovery } from "./types";
+
+export type { AdoptArgs, AdoptedVm, DiscoverOptions, Discovery, SkippedVm } from "./types";
+export { DiscoverOptionError } from "./errors";
+export type { DiscoverOption } from "./errors";
+
+/** Lists the server's VMs, leaves out what the stacks given hold and what the server protects, and declares the rest. */
+export async function discover(options: DiscoverOptions): Promise<Discovery> {
+  const { discover: run } = await import("./run");
+  return run(options);
+}
