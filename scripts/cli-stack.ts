@@ -11,6 +11,8 @@ import { engineEnv, ROOT } from "./engine-env";
 const FLEET = path.join(ROOT, "test", "e2e", "programs", "fleet");
 const WORK = path.join(ROOT, ".e2e-work");
 const VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";
+/** The package's command line, as built. */
+const CLI = path.join(ROOT, "dist", "provider", "cli", "index.js");
 
 interface CliRun {
   child: ChildProcess;
@@ -23,16 +25,26 @@ export interface CliStack {
   name: string;
   workDir: string;
   env: Record<string, string>;
-  /** Starts `pulumi <args>` in its own process group (as a terminal or CI job runs it). */
-  start(args: string[]): CliRun;
+  /**
+   * Starts `pulumi <args>` in its own process group (as a terminal or CI job
+   * runs it); `extraEnv` over the stack's environment (another runner's
+   * install journal, say).
+   */
+  start(args: string[], extraEnv?: Record<string, string>): CliRun;
   /** Runs `pulumi <args>` to its end. */
-  run(args: string[]): Promise<{ code: number | null; output: string; seconds: number }>;
+  run(
+    args: string[],
+    extraEnv?: Record<string, string>,
+  ): Promise<{ code: number | null; output: string; seconds: number }>;
+  /** Runs the package's command line (`go-pve-qemu-pulumi <args>`) in the stack's folder. */
+  cli(
+    args: string[],
+    extraEnv?: Record<string, string>,
+  ): Promise<{ code: number | null; output: string; seconds: number }>;
   /** VMIDs of the Vm resources in the stack's state. */
-  vmidsInState(): number[];
+  vmidsInState(): Promise<number[]>;
   /** Pending operations the state records. */
-  pendingOperations(): number;
-  /** The backend holds a lock of this stack (a killed `pulumi` leaves its lock behind). */
-  locked(): boolean;
+  pendingOperations(): Promise<number>;
   dispose(): void;
 }
 
@@ -41,6 +53,8 @@ export async function newCliStack(opts: {
   endpoint: string;
   vms: Record<string, object>;
   config?: Record<string, string>;
+  /** The state's backend (a PostgreSQL URL, say); a local file backend of its own when omitted. */
+  backendUrl?: string;
 }): Promise<CliStack> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `gpq-${opts.name}-`));
   const backendDir = path.join(scratch, "backend");
@@ -50,14 +64,15 @@ export async function newCliStack(opts: {
   fs.cpSync(FLEET, workDir, { recursive: true });
   const env = {
     ...engineEnv({ backendDir, homeDir: path.join(scratch, "home"), passphrase: "cli-stack" }),
+    ...(opts.backendUrl ? { PULUMI_BACKEND_URL: opts.backendUrl } : {}),
     GO_PVE_QEMU_ENDPOINT: "",
     GO_PVE_QEMU_TOKEN: "",
   };
-  const start = (args: string[]): CliRun => {
+  const spawned = (cmd: string, args: string[], extraEnv: Record<string, string> = {}): CliRun => {
     const t0 = Date.now();
-    const child = spawn("pulumi", [...args, "--non-interactive"], {
+    const child = spawn(cmd, args, {
       cwd: workDir,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...env, ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
@@ -69,44 +84,38 @@ export async function newCliStack(opts: {
     );
     return { child, output: () => out, done };
   };
+  const start = (args: string[], extraEnv?: Record<string, string>): CliRun =>
+    spawned("pulumi", [...args, "--non-interactive"], extraEnv);
   const must = async (args: string[]) => {
     const r = await start(args).done;
     if (r.code !== 0) throw new Error(`pulumi ${args.join(" ")}: exit ${r.code}\n${r.output.slice(-3000)}`);
+    return r.output;
   };
   await must(["stack", "init", opts.name]);
   await must(["config", "set", "goPveQemu:endpoint", opts.endpoint]);
   await must(["config", "set", "vms", JSON.stringify(opts.vms)]);
   for (const [k, v] of Object.entries(opts.config ?? {})) await must(["config", "set", k, v]);
 
-  const latest = () => {
-    const file = path.join(backendDir, ".pulumi", "stacks", "fleet", `${opts.name}.json`);
-    if (!fs.existsSync(file)) return {};
-    return (JSON.parse(fs.readFileSync(file, "utf8")).checkpoint?.latest ?? {}) as {
-      resources?: { type: string; id?: string }[];
-      pending_operations?: unknown[];
-    };
-  };
+  /** The state as `pulumi stack export` gives it: any backend. */
+  const latest = async () =>
+    (
+      JSON.parse(await must(["stack", "export"])) as {
+        deployment: { resources?: { type: string; id?: string }[]; pending_operations?: unknown[] };
+      }
+    ).deployment;
   return {
     name: opts.name,
     workDir,
     env,
     start,
-    run: (args) => start(args).done,
-    vmidsInState: () =>
-      (latest().resources ?? [])
+    run: (args, extraEnv) => start(args, extraEnv).done,
+    cli: (args, extraEnv) => spawned(process.execPath, [CLI, ...args], extraEnv).done,
+    vmidsInState: async () =>
+      ((await latest()).resources ?? [])
         .filter((r) => r.type === VM_TYPE && r.id)
         .map((r) => Number(r.id))
         .sort((a, b) => a - b),
-    pendingOperations: () => (latest().pending_operations ?? []).length,
-    locked: () => {
-      const dir = path.join(backendDir, ".pulumi", "locks");
-      return (
-        fs.existsSync(dir) &&
-        fs
-          .readdirSync(dir, { recursive: true, withFileTypes: true })
-          .some((e) => e.isFile() && e.name.endsWith(".json"))
-      );
-    },
+    pendingOperations: async () => ((await latest()).pending_operations ?? []).length,
     dispose: () => {
       fs.rmSync(scratch, { recursive: true, force: true });
       fs.rmSync(workDir, { recursive: true, force: true });

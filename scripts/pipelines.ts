@@ -65,7 +65,7 @@ async function main(): Promise<void> {
       const t0 = Date.now();
       const collisionsBefore = sim.stats().vmidCollisions;
       const ups = await Promise.all(stacks.map((s) => s.run(["up", "--yes", "--skip-preview"])));
-      const inState = new Set(stacks.flatMap((s) => s.vmidsInState()));
+      const inState = new Set((await Promise.all(stacks.map((s) => s.vmidsInState()))).flat());
       const orphans = sim.vms().filter((v) => !inState.has(v.vmid)).length;
       const collisions = sim.stats().vmidCollisions - collisionsBefore;
       const downs = await Promise.all(stacks.map((s) => s.run(["destroy", "--yes", "--skip-preview"])));

@@ -24,6 +24,8 @@ export PULUMI_SKIP_UPDATE_CHECK=true PULUMI_SKIP_CONFIRMATIONS=true PULUMI_DIY_B
 export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true PULUMI_NODEJS_TRANSPILE_ONLY=true
 
 cd "${PROGRAM_DIR:-$here}"
+# The package's command line (its `bin`), found from the program the way the program finds the package.
+cli=$(node -p 'require.resolve("go-pve-qemu-pulumi/package.json").replace(/package\.json$/, "dist/provider/cli/index.js")')
 echo "pipeline: stack $stack of $(pwd), state in ${PULUMI_BACKEND_URL%%\?*}"
 # The first run creates the stack in the backend; later runs select it.
 pulumi stack select --create "$stack" --non-interactive
@@ -38,7 +40,12 @@ case "$action" in
     exit "$status"
     ;;
   up)
+    # A deployment killed mid-install (a cancelled job, a lost runner) left pending creates: resolve
+    # them on evidence first, so this up takes their VMs over instead of installing them again; one
+    # that needs a person's word stops the job here, saying what to run.
+    node "$cli" recover --stack "$stack"
     pulumi up --yes --diff --non-interactive
+    node "$cli" recover --stack "$stack" --after
     pulumi stack output --non-interactive
     ;;
   *)

@@ -1,15 +1,18 @@
-// The commands of `go-pve-qemu-pulumi`. One today, discover: it runs the
-// package's discover() (the same function Automation API scripts call),
-// prints its report and writes its program.
+// The commands of `go-pve-qemu-pulumi`: discover (the package's discover(),
+// the same function Automation API scripts call: its report, and the program
+// it writes) and recover (a stack's interrupted creates, resolved before the
+// next `pulumi up`; the same functions as go-pve-qemu-pulumi/recover).
 import * as fs from "node:fs";
 import { discover, DiscoverOptionError } from "../discover";
 import type { DiscoverOption } from "../discover";
 import { DISCOVER_USAGE, UsageError, parseDiscover } from "./args";
+import { RECOVER_USAGE, parseRecover } from "./recover-args";
 
 const USAGE = `usage: go-pve-qemu-pulumi <command>
 
 commands:
-  discover   write a program that adopts a server's VMs (go-pve-qemu-pulumi discover --help)`;
+  discover   write a program that adopts a server's VMs (go-pve-qemu-pulumi discover --help)
+  recover    resolve a stack's interrupted creates before pulumi up (go-pve-qemu-pulumi recover --help)`;
 
 /** The flag behind each option of discover(), for messages. */
 const FLAG: Record<DiscoverOption, string> = {
@@ -27,6 +30,10 @@ export async function main(argv: string[]): Promise<void> {
   try {
     if (command === undefined || command === "--help" || command === "-h" || command === "help") {
       process.stdout.write(`${USAGE}\n`);
+      return;
+    }
+    if (command === "recover") {
+      process.exitCode = await runRecover(rest);
       return;
     }
     if (command !== "discover") throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
@@ -60,6 +67,33 @@ async function runDiscover(argv: string[]): Promise<void> {
   if (found.adopted.length > 0) {
     say(`next: pulumi config set goPveQemu:endpoint ${found.endpoint}, then pulumi preview and pulumi up`);
   }
+}
+
+/** 0 when every pending create is resolved (or none), 3 when one needs the user's word. */
+async function runRecover(argv: string[]): Promise<number> {
+  const cmd = parseRecover(argv);
+  if (cmd.help) {
+    process.stdout.write(`${RECOVER_USAGE}\n`);
+    return 0;
+  }
+  // The Automation API loads only for this command.
+  const { LocalWorkspace } = await import("@pulumi/pulumi/automation");
+  const { clearResolvedPendingCreates, recoverPendingCreates } = await import("../recover");
+  const ws = await LocalWorkspace.create({ workDir: cmd.cwd });
+  const name = cmd.stack ?? (await ws.stack())?.name;
+  if (name === undefined) throw new UsageError("--stack: no stack is selected in --cwd; give one");
+  const stack = await LocalWorkspace.selectStack({ stackName: name, workDir: cmd.cwd });
+  if (cmd.after) {
+    const cleared = await clearResolvedPendingCreates(stack);
+    process.stdout.write(
+      `recover: ${cleared.length} resolved pending create(s) cleared${cleared.length ? `: ${cleared.join(", ")}` : ""}\n`,
+    );
+    return 0;
+  }
+  const report = await recoverPendingCreates(stack, { adopt: cmd.adopt, discard: cmd.discard });
+  if (report.lines.length === 0) process.stdout.write(`recover: stack ${name} has no pending Vm creates\n`);
+  for (const line of report.lines) process.stdout.write(`recover: ${line}\n`);
+  return report.undecided ? 3 : 0;
 }
 
 function messageOf(err: unknown): string {

@@ -32,13 +32,14 @@ export type Description =
   | (Described & { kind: "undeclared"; args: Partial<AdoptArgs>; reasons: string[] });
 
 /**
- * A name the provider derived from a resource's URN (`<base>-<8 hex>`, the
- * server appending `-<vmid>`): a stack of this provider installed the VM.
- * At least one of the eight is a letter, so that a date (`backup-20240101`)
- * is not taken for one; the few hashes of digits alone go unnoticed, and
- * that stack's export is what leaves its VMs out in any case.
+ * A name this provider gave a VM declared without one (`<base>-<8 hex>` as an
+ * earlier release derived it from the URN, or `<base>-<8 hex mark>-<time>`,
+ * the server appending `-<vmid>`): a stack of this provider installed it. At
+ * least one of the eight is a letter, so that a date (`backup-20240101`) is
+ * not taken for one; the few marks of digits alone go unnoticed, and that
+ * stack's export is what leaves its VMs out in any case.
  */
-const DERIVED = /-(?=[0-9]*[a-f])[0-9a-f]{8}$/;
+const DERIVED = /-(?=[0-9]*[a-f])[0-9a-f]{8}(?:-[0-9a-z]{1,7})?$/;
 
 export async function describeVm(entry: VmEntry, ctx: LifecycleContext): Promise<Description> {
   const { vmid, name: vmName } = entry;

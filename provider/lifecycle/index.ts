@@ -20,4 +20,4 @@ export { DEFAULT_TIMING } from "./context";
 export type { Reporter, LifecycleContext, Timing } from "./context";
 export type { ResolvedConnection, ConnectionDefaults } from "./connection";
 export { defaultJournalDir, fileJournal } from "./journal";
-export type { InstallJournal, JournalEntry } from "./journal";
+export type { InstallJournal } from "./journal";

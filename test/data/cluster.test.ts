@@ -6,7 +6,7 @@ import { ListResponseSchema } from "../../provider/client/schemas";
 import { byFreeMemory, pickEmptiest, type NodeInfo } from "../../provider/data";
 import { readCluster } from "../../provider/cluster";
 import { startSimulator } from "../../simulator";
-import { freePort } from "../support/ports";
+import { freePort } from "../../scripts/ports";
 
 const node = (name: string, memoryFreeGb: number, running = true): NodeInfo => ({
   name,

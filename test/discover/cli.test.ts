@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { ROOT } from "../../scripts/engine-env";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
 import { machineNode } from "../package/user-project";
-import { freePort } from "../support/ports";
+import { freePort } from "../../scripts/ports";
 
 const exec = promisify(execFile);
 const NODE = path.join(ROOT, "node_modules", ".bin", "node");

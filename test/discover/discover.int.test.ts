@@ -4,7 +4,7 @@
 import * as ts from "typescript";
 import { discover, DiscoverOptionError, type Discovery } from "../../provider/discover";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
-import { freePort } from "../support/ports";
+import { freePort } from "../../scripts/ports";
 
 const VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";
 

@@ -7,7 +7,7 @@
 import * as path from "node:path";
 import { startSimulator } from "../../simulator";
 import { failureOf, newFleet, type Fleet } from "./harness";
-import { freePort } from "../support/ports";
+import { freePort } from "../../scripts/ports";
 
 jest.setTimeout(300_000);
 
@@ -44,7 +44,7 @@ const output = (f: Fleet) => f.last.output.join("");
 test("preview shows the nodes, the VMs and the node chosen; up places the VM there", async () => {
   await fleet.stack.setConfig("place", { value: "true" });
   const preview = await fleet.preview();
-  expect(preview.changeSummary).toEqual({ create: 2 });
+  expect(preview.changeSummary).toEqual({ create: 3 }); // the stack, its identity and the VM
   const text = output(fleet);
   expect(text).toMatch(/emptiest\s*:\s*"pve3"/);
   expect(text).toMatch(/node\s*:\s*"pve3"/); // the Vm's input, known at preview
@@ -111,7 +111,7 @@ test("offline, preview leaves their values unknown and asks nothing; up reads th
   const lists = () => fleet.sim.stats().requests.list ?? 0;
   const before = lists();
   const preview = await fleet.preview();
-  expect(preview.changeSummary).toEqual({ create: 2 });
+  expect(preview.changeSummary).toEqual({ create: 3 }); // the stack, its identity and the VM
   expect(output(fleet)).toMatch(/node\s*:\s*\[unknown\]/);
   expect(lists()).toBe(before);
   const up = await fleet.up();

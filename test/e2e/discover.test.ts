@@ -98,7 +98,7 @@ test("discover, then up of the program it writes: 5 VMs adopted with 0 writes, a
   await exec(TSC, ["--noEmit", "-p", adopted.workDir]);
 
   const up = await adopted.up();
-  expect(up.summary.resourceChanges).toEqual({ create: 6 }); // the stack and the five VMs
+  expect(up.summary.resourceChanges).toEqual({ create: 7 }); // the stack, its identity and the five VMs
   expect(writes(sim)).toBe(before); // 0 writes: nothing installed, started, stopped or resized
   expect(Object.keys(adopted.resources()).sort()).toEqual(["cache", "legacy-db", "vm-123", "web-120", "web-121"]);
   expect(sim.vms().map((v) => [v.vmid, v.cpu, v.memoryMb, v.running])).toEqual(
@@ -107,10 +107,10 @@ test("discover, then up of the program it writes: 5 VMs adopted with 0 writes, a
   expect(up.outputs.adopted?.value).toMatchObject({ "web-120": "web-120", "legacy-db": "legacy-db", "vm-123": "123" });
 
   const preview = await adopted.preview();
-  expect(preview.changeSummary).toEqual({ same: 6 });
+  expect(preview.changeSummary).toEqual({ same: 7 });
   expect(writes(sim)).toBe(before);
   // The other stack sees nothing changed either.
-  expect((await other.preview()).changeSummary).toEqual({ same: 3 });
+  expect((await other.preview()).changeSummary).toEqual({ same: 4 });
 
   await adopted.destroy();
   expect(

@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { simulatedBounds } from "../../scripts/sim-bounds";
-import { findPostgres, startPostgres, type Postgres } from "../e2e/postgres";
+import { findPostgres, startPostgres, type Postgres } from "../../scripts/postgres";
 import { EXAMPLES, listVms, newSandbox, run, tail, type RunResult, type Sandbox } from "./support";
 
 jest.setTimeout(300_000);

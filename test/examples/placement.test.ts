@@ -55,7 +55,7 @@ test("preview shows each VM's node from getNodes(); up places them: the db on th
   const preview = await stack
     .preview({ ...streams, diff: true })
     .catch((e: Error) => fail(`preview failed: ${e.message}`));
-  expect(preview.changeSummary).toEqual({ create: 4 });
+  expect(preview.changeSummary).toEqual({ create: 5 }); // the stack, its identity and three VMs
   const text = output.join("");
   expect(text.match(/node\s*:\s*"pve3"/g)).toHaveLength(2); // db and worker-0
   expect(text.match(/node\s*:\s*"pve2"/g)).toHaveLength(1); // worker-1
@@ -79,11 +79,11 @@ test("the next preview is empty although the placed VMs changed what is free; a 
   // pve3 now holds two running VMs, and pve2 frees up: the emptiest node is another than at the first run.
   box.sim.mutateVm(200, { memoryUsedMb: 0 });
   const preview = await stack.preview(streams).catch((e: Error) => fail(`preview failed: ${e.message}`));
-  expect(preview.changeSummary).toEqual({ same: 4 });
+  expect(preview.changeSummary).toEqual({ same: 5 });
 
   await stack.setConfig("workerCount", { value: "3" });
   const up = await stack.up(streams).catch((e: Error) => fail(`up failed: ${e.message}`));
-  expect(up.summary.resourceChanges).toEqual({ same: 4, create: 1 });
+  expect(up.summary.resourceChanges).toEqual({ same: 5, create: 1 });
   expect(await nodeOf("worker2")).toBe("pve2"); // 2 % 2 = 0: the emptiest now
   expect(await nodeOf("db")).toBe("pve3"); // not moved
 });

@@ -6,7 +6,7 @@ import { GoPveQemuClient } from "../../provider/client";
 import { ServerChecks, UNKNOWN } from "../../provider/lifecycle";
 import type { ResolvedConnection, VmInputs } from "../../provider/lifecycle";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
-import { freePort } from "../support/ports";
+import { freePort } from "../../scripts/ports";
 
 const URN = (name: string) => `urn:pulumi:dev::proj::pulumi-nodejs:dynamic/goPveQemu:Vm::${name}`;
 const vm = (patch: Partial<Record<keyof VmInputs, unknown>> = {}) =>

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { ROOT } from "../../scripts/engine-env";
-import { freePort } from "../support/ports";
+import { freePort } from "../../scripts/ports";
 
 jest.setTimeout(240_000);
 

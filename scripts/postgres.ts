@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { freePort } from "../support/ports";
+import { freePort } from "./ports";
 
 const run = promisify(execFile);
 const DB_USER = "pulumi";
