@@ -19,7 +19,7 @@ import {
   VmInputsSchema,
   defaultUser,
 } from "../provider/lifecycle/inputs";
-import type { VmInputs } from "../provider/lifecycle/inputs";
+import type { DeclaredInputs } from "../provider/lifecycle/inputs";
 import { generatePassword } from "../provider/lifecycle/password";
 import { ROOT } from "./engine-env";
 
@@ -95,6 +95,11 @@ const ROWS = {
     allowed: `at least ${PASSWORD_MIN} characters, no control characters`,
     onChange: "replace",
   },
+  storePassword: {
+    default: "`true`",
+    allowed: "`false` needs `password`",
+    onChange: "update: only state changes (the password leaves it, or is kept again)",
+  },
   sshPublicKey: { default: "none", allowed: "an OpenSSH public key", onChange: "replace" },
   running: { default: "`true`", allowed: "", onChange: "update: `start` or graceful `shutdown`" },
   rebootTriggers: { default: "none", allowed: "any values", onChange: "update: `reboot` when the VM runs" },
@@ -110,7 +115,7 @@ const ROWS = {
     onChange: "never a change; `false` replaces a VM whose install failed (see below)",
   },
   adopt: { default: "`false`", allowed: "needs `vmid`", onChange: "never a change (see below)" },
-} satisfies Record<keyof VmInputs, Row>;
+} satisfies Record<keyof DeclaredInputs, Row>;
 
 /** The JSON-ish type of a schema field: string, number, boolean, string[], object, or the enum's type. */
 function typeOf(schema: z.ZodType): string {

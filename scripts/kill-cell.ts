@@ -63,6 +63,8 @@ export async function runCell(name: string, how: Interruption, opts: CellOptions
   try {
     const first = await interrupt(stack, sim, how, opts);
     const next = how.kind === "pg" ? await newRunner(stack, opts, scratch) : await sameMachine(stack, opts);
+    // What the interrupted run began and the server still carries out ends first: a VM it makes later counts too.
+    await sim.idle();
     const counted = await count(stack, sim);
     const destroy = await bounded(stack.start(["destroy", "--yes", "--skip-preview"]), opts);
     const left = sim.vms().length;

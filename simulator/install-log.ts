@@ -9,6 +9,8 @@ export interface InstallRecord {
   vmid: number | null;
   /** The name given to install ("" when none). */
   requestedName: string;
+  /** The login password the install gives the VM (`qm set --cipassword`), the server's default applied. */
+  cipassword: string;
   /** Date.now() when the flow began (after the request was bound). */
   startedAt: number;
   /** Date.now() when the server's flow ended (before its `event: close`); null while it runs. */
@@ -20,6 +22,7 @@ export interface InstallRecord {
 interface Entry {
   vmid: () => number;
   requestedName: string;
+  cipassword: () => string;
   startedAt: number;
   endedAt: number | null;
   outcome: InstallRecord["outcome"];
@@ -28,9 +31,9 @@ interface Entry {
 export class InstallLog {
   private readonly entries: Entry[] = [];
 
-  /** A flow begins; `vmid` reads its VMID (0 = not known yet). Returns how to end it. */
-  begin(requestedName: string, vmid: () => number): (outcome: Outcome | "cut-short") => void {
-    const entry: Entry = { vmid, requestedName, startedAt: Date.now(), endedAt: null, outcome: null };
+  /** A flow begins; `vmid` reads its VMID (0 = not known yet), `cipassword` its password. Returns how to end it. */
+  begin(requestedName: string, vmid: () => number, cipassword: () => string): (outcome: Outcome | "cut-short") => void {
+    const entry: Entry = { vmid, requestedName, cipassword, startedAt: Date.now(), endedAt: null, outcome: null };
     this.entries.push(entry);
     return (outcome) => {
       if (entry.outcome !== null) return;
@@ -45,6 +48,7 @@ export class InstallLog {
       return {
         vmid: vmid === 0 ? null : vmid,
         requestedName: e.requestedName,
+        cipassword: e.cipassword(),
         startedAt: e.startedAt,
         endedAt: e.endedAt,
         outcome: e.outcome,

@@ -51,7 +51,11 @@ export async function handleInstall(core: SimCore, ctx: Ctx): Promise<void> {
 
   stream.open();
   core.stats.installsStarted++;
-  const ended = core.installs.begin(job.requestedName, () => job.id);
+  const ended = core.installs.begin(
+    job.requestedName,
+    () => job.id,
+    () => job.passwd,
+  );
   const flow = new Flow(core, stream, "install", job.id, job.requestedName ? [job.requestedName] : []);
   const work = (async () => {
     let outcome: Outcome;

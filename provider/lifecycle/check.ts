@@ -22,6 +22,7 @@ import {
   withoutCredentials,
 } from "./inputs";
 import type { VmInputs } from "./inputs";
+import { withheldPasswordFailure, withheldPasswordInConfig, withholdPassword } from "./withheld-password";
 
 export interface CheckFailure {
   property: string;
@@ -31,6 +32,11 @@ export interface CheckFailure {
 export interface CheckResult {
   inputs: VmInputs;
   failures: CheckFailure[];
+  /**
+   * storePassword false: the password, taken out of `inputs` (which hold its
+   * hash instead), for the create of this deployment alone.
+   */
+  withheldPassword?: string;
 }
 
 export interface CheckOptions {
@@ -40,6 +46,12 @@ export interface CheckOptions {
   defaultEndpointSource?: string;
   /** The resource's URN: a resource that has the name the previous release derived from it keeps it. */
   urn?: string;
+  /**
+   * The stack config key holding this value, if any. Pulumi keeps a dynamic
+   * provider's whole stack config in state, so a password taken from there
+   * cannot be kept out of it (storePassword false is refused for it).
+   */
+  configKeyOf?: (value: string) => string | undefined;
 }
 
 /** Names the Vm resource declares as outputs only; the glue passes them empty. */
@@ -67,11 +79,15 @@ export function check(olds: unknown, news: unknown, options?: CheckOptions): Che
     adoptFailure(inputs, known, failed),
     shrinkFailure(olds, known, failed),
     options === undefined ? undefined : endpointFailure(inputs, options, failed),
+    withheldPasswordFailure(inputs, failed),
   ];
   failures.push(...rules.filter((f): f is CheckFailure => f !== undefined));
   const name = nameToKeep(olds, inputs, options?.urn);
   if (name !== undefined) inputs.name = name;
-  return { inputs: inputs as VmInputs, failures };
+  const inConfig = withheldPasswordInConfig(inputs, options?.configKeyOf);
+  if (inConfig !== undefined) failures.push(inConfig);
+  const withheldPassword = withholdPassword(olds, inputs);
+  return { inputs: inputs as VmInputs, failures, ...(withheldPassword !== undefined ? { withheldPassword } : {}) };
 }
 
 /** Only the inputs we know; null is "not set" (Pulumi passes null for some omitted values). */

@@ -8,7 +8,9 @@
 //   install sets them).
 // - An omitted password is never a change: a generated one is kept, and so is
 //   an explicit one the user later removes (the VM's password does not change
-//   by omitting it).
+//   by omitting it). A password is compared with the one on record, or with
+//   its hash when storePassword is false; switching storePassword is an update
+//   that only rewrites state.
 // - connection is never a replace: it only says where we talk to the server.
 //   A field set explicitly that differs from the stored connection is an
 //   in-place update (state records the new connection); an omitted field keeps
@@ -44,6 +46,7 @@ import { LifecycleError } from "./errors";
 import { derivedName } from "./derived-name";
 import { LIMITS, containsUnknown, isUnknown } from "./inputs";
 import type { ConnectionInput, VmInputs } from "./inputs";
+import { passwordMatches } from "./password";
 import { nameFromVmName, parseState } from "./state";
 import type { VmState } from "./state";
 import { nodeChange, sizeChange, targetRunning, targetUser, triggersChanged } from "./targets";
@@ -97,8 +100,7 @@ function replaceChanges(old: VmState, news: VmInputs): Changes {
   const was = old.inputs ?? {};
   const oldOs = was.os ?? old.os;
   const oldVersion = was.version ?? old.version;
-  // An omitted password, or one not on record, is no change (see the header); a key is compared once inputs are on record.
-  const otherPassword = news.password !== undefined && old.password !== undefined && news.password !== old.password;
+  // A key is compared once inputs are on record.
   const otherKey = old.inputs !== undefined && normKey(news.sshPublicKey) !== normKey(was.sshPublicKey);
   return [
     ["os", isUnknown(news.os) || (oldOs !== undefined && news.os !== oldOs)],
@@ -106,9 +108,26 @@ function replaceChanges(old: VmState, news: VmInputs): Changes {
     ["name", isUnknown(news.name) || nameChanged(old, news.name)],
     ["vmid", isUnknown(news.vmid) || (news.vmid !== undefined && news.vmid !== old.vmid)],
     ["user", isUnknown(news.user) || userChanged(old, oldOs, news)],
-    ["password", isUnknown(news.password) || otherPassword],
+    ["password", isUnknown(news.password) || isUnknown(news.passwordHash) || otherPassword(old, news)],
     ["sshPublicKey", isUnknown(news.sshPublicKey) || otherKey],
   ];
+}
+
+/**
+ * An omitted password, or one not on record, is no change (see the header).
+ * Either side may be a password or, with storePassword false, its hash (the
+ * check keeps the stored hash while the password matches it).
+ */
+function otherPassword(old: VmState, news: VmInputs): boolean {
+  if (news.password !== undefined) {
+    if (old.password !== undefined) return news.password !== old.password;
+    return old.passwordHash !== undefined && !passwordMatches(news.password, old.passwordHash);
+  }
+  if (news.passwordHash !== undefined) {
+    if (old.password !== undefined) return !passwordMatches(old.password, news.passwordHash);
+    return old.passwordHash !== undefined && news.passwordHash !== old.passwordHash;
+  }
+  return false;
 }
 
 /** Against the recorded name input, or the one behind the real name of a state without inputs. */
@@ -138,7 +157,19 @@ function updateChanges(old: VmState, news: VmInputs): Changes {
     ["running", isUnknown(news.running) || otherPower],
     ["rebootTriggers", containsUnknown(news.rebootTriggers) || triggersChanged(old, news.rebootTriggers)],
     ["connection", connectionChanged(old, news.connection)],
+    ["storePassword", storageChanged(old, news)],
   ];
+}
+
+/**
+ * Where the password is kept changes: switched to storePassword false, the
+ * stored password leaves state; switched back, a given password is stored
+ * again. No server call either way: the VM keeps its password.
+ */
+function storageChanged(old: VmState, news: VmInputs): boolean {
+  if (isUnknown(news.storePassword)) return true;
+  if (news.storePassword === false) return old.password !== undefined;
+  return old.passwordHash !== undefined && news.password !== undefined;
 }
 
 /** The replace would destroy the adopted VM first, and an adopting create cannot install a new one. */

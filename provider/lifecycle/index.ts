@@ -15,7 +15,7 @@ export { create } from "./create";
 export { read } from "./read";
 export { update } from "./update";
 export { remove } from "./delete";
-export { PartialError } from "./errors";
+export { LifecycleError, PartialError } from "./errors";
 export { DEFAULT_TIMING } from "./context";
 export type { Reporter, LifecycleContext, Timing } from "./context";
 export type { ResolvedConnection, ConnectionDefaults } from "./connection";

@@ -254,6 +254,12 @@ export const VmInputsSchema = z.object({
     })
     .refine((s) => !CONTROL.test(s), { error: "password: must not contain newlines or control characters" })
     .optional(),
+  /**
+   * false: the password never reaches Pulumi's state, encrypted or not; state
+   * keeps a salted hash of it, so that a changed password is still a change.
+   * A password must then be given (none is generated). Default true.
+   */
+  storePassword: boolField("storePassword").optional(),
   /** One OpenSSH public key line for the user. Changing it replaces the VM. */
   sshPublicKey: z
     .string({ error: (iss) => `sshPublicKey: ${show(iss.input)} is not a string` })
@@ -287,9 +293,15 @@ export const VmInputsSchema = z.object({
   adopt: boolField("adopt").optional(),
 });
 
-/** The inputs after check. At preview any value may still be UNKNOWN. */
-export type VmInputs = z.infer<typeof VmInputsSchema>;
+/**
+ * The inputs after check. At preview any value may still be UNKNOWN. With
+ * `storePassword: false`, check puts `passwordHash` in place of `password`
+ * (never an input of the program's: the checked inputs are what state keeps).
+ */
+export type VmInputs = DeclaredInputs & { passwordHash?: string };
+/** The inputs as a program declares them (the schema's shape). */
+export type DeclaredInputs = z.infer<typeof VmInputsSchema>;
 export type ConnectionInput = z.infer<typeof ConnectionInputSchema>;
 
 /** Input names, in schema order. */
-export const INPUT_KEYS = Object.keys(VmInputsSchema.shape) as Array<keyof VmInputs>;
+export const INPUT_KEYS = Object.keys(VmInputsSchema.shape) as Array<keyof DeclaredInputs>;

@@ -120,11 +120,18 @@ function targetBase(job: UpdateJob, current: VmState): VmState {
     os: current.os ?? news.os,
     version: current.version ?? news.version,
     user: current.user ?? targetUser(news.user, news.os),
-    password: news.password ?? old.password,
-    passwordGenerated: news.password !== undefined ? undefined : old.passwordGenerated,
+    ...passwordOf(news, old),
     connection: job.conn,
     inputs: desiredOf(news),
   });
+}
+
+/** The password as state keeps it: the new one or the old, or with storePassword false only its hash. */
+function passwordOf(news: VmInputs, old: VmState): Pick<VmState, "password" | "passwordGenerated" | "passwordHash"> {
+  const none = { password: undefined, passwordGenerated: undefined, passwordHash: undefined };
+  if (news.storePassword === false) return { ...none, passwordHash: news.passwordHash };
+  if (news.password !== undefined) return { ...none, password: news.password };
+  return { ...none, password: old.password, passwordGenerated: old.passwordGenerated };
 }
 
 async function runSteps(job: UpdateJob, steps: Step[], base: VmState): Promise<VmState> {

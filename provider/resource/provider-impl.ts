@@ -112,6 +112,19 @@ function withKeys(state: object, from: Bag | undefined): Bag {
   return out;
 }
 
+/**
+ * A VM's state as the engine's outputs. The SDK fills an output the provider
+ * does not return with the input of the same name: a password state keeps
+ * only the hash of (storePassword false) is returned as null, so that the
+ * Vm's `password` output is not the password, and no program exports it into
+ * state by accident.
+ */
+function outputsOf(state: lifecycle.VmState, from: Bag | undefined): Bag {
+  const out = withKeys(state, from);
+  if (state.passwordHash !== undefined && state.password === undefined) out.password = null;
+  return out;
+}
+
 /** The inputs check hands back: the engine's keys, and the stack's identity, kept as given. */
 function withInputKeys(inputs: object, from: Bag | undefined): Bag {
   const out = withKeys(inputs, from);
@@ -149,6 +162,7 @@ async function finish<T>(urn: string, work: Promise<T>): Promise<T> {
 }
 
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+  stackConfig = configIndex(req.config);
   try {
     settings = readSettings((key) => req.config.get(key), process.env);
     settingsError = undefined;
@@ -156,6 +170,38 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
     settingsError = err instanceof Error ? err : new Error(String(err));
     throw settingsError;
   }
+}
+
+/** Every string in the stack config, to the key that holds it (see configIndex). */
+let stackConfig = new Map<string, string>();
+
+/**
+ * The engine hands a dynamic provider the whole stack config and keeps it in
+ * state as the default provider's inputs. The SDK's Config offers `get` by
+ * key only; its key-value record (`rawConfig`) is read where present, so that
+ * check can tell a password that state holds anyway. Without it, nothing is
+ * found and nothing else changes.
+ */
+function configIndex(config: pulumi.dynamic.ConfigureRequest["config"]): Map<string, string> {
+  const raw = (config as { rawConfig?: unknown }).rawConfig;
+  const index = new Map<string, string>();
+  const visit = (key: string, v: unknown): void => {
+    if (typeof v === "string") {
+      index.set(v, key);
+      // structured config arrives as its JSON text
+      if (/^[[{]/.test(v)) {
+        try {
+          visit(key, JSON.parse(v));
+        } catch {
+          // plain text after all
+        }
+      }
+    } else if (v !== null && typeof v === "object") {
+      for (const inner of Object.values(v)) visit(key, inner);
+    }
+  };
+  if (raw !== null && typeof raw === "object") for (const [key, v] of Object.entries(raw)) visit(key, v);
+  return index;
 }
 
 /**
@@ -189,6 +235,7 @@ export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckR
     connectionDefaults: s.connection,
     defaultEndpointSource: s.endpointSource,
     urn: n.urn,
+    configKeyOf: (value) => stackConfig.get(value),
   });
   if (result.failures.length === 0) {
     if (serverChecks?.for !== s) {
@@ -206,7 +253,31 @@ export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckR
     const more = await finish(n.urn, serverChecks.checks.check(n.urn, result.inputs, engineReporter(n.urn), claim));
     result.failures.push(...more);
   }
+  if (result.withheldPassword !== undefined && result.inputs.passwordHash !== undefined) {
+    withheld.set(n.urn, { hash: result.inputs.passwordHash, password: result.withheldPassword });
+  }
   return { inputs: withInputKeys(toEngine(result.inputs), news), failures: result.failures };
+}
+
+/**
+ * storePassword false: the passwords check took out of the inputs, by URN,
+ * for the create that follows in this same process (the engine checks every
+ * resource before it creates it). Never written anywhere.
+ */
+const withheld = new Map<string, { hash: string; password: string }>();
+
+/** The inputs a create installs with: a withheld password put back, when its hash is the one in the inputs. */
+function withPassword(props: Bag, urn: string): Bag {
+  const hash = props.passwordHash;
+  if (typeof hash !== "string" || props.password !== undefined) return props;
+  const kept = withheld.get(urn);
+  if (kept === undefined || kept.hash !== hash) {
+    throw new lifecycle.LifecycleError(
+      "password: this deployment did not receive the password (storePassword: false keeps it out of state, and " +
+        "only the check of the same deployment hands it to the create); run `pulumi up` again",
+    );
+  }
+  return { ...props, password: kept.password };
 }
 
 export async function diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dynamic.DiffResult> {
@@ -221,11 +292,12 @@ export async function diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dyn
 export async function create(inputs: Bag): Promise<pulumi.dynamic.CreateResult> {
   const { props, urn, identity } = split(inputs);
   try {
-    const { id, state } = await finish(urn, lifecycle.create(props as lifecycle.VmInputs, context(urn, identity)));
-    return { id, outs: withKeys(state, inputs) };
+    const install = withPassword(props, urn) as lifecycle.VmInputs;
+    const { id, state } = await finish(urn, lifecycle.create(install, context(urn, identity)));
+    return { id, outs: outputsOf(state, inputs) };
   } catch (err) {
     if (err instanceof lifecycle.PartialError) {
-      throw new ResourceInitError(err.message, err.id, withKeys(err.state, inputs), err.reasons);
+      throw new ResourceInitError(err.message, err.id, outputsOf(err.state, inputs), err.reasons);
     }
     throw err;
   }
@@ -240,7 +312,7 @@ export async function read(id: string, props?: Bag): Promise<pulumi.dynamic.Read
   }
   return {
     id: result.id,
-    props: withKeys(result.state, props),
+    props: outputsOf(result.state, props),
     ...(result.inputs ? { inputs: withKeys(result.inputs, props) } : {}),
   };
 }
@@ -252,10 +324,10 @@ export async function update(id: string, olds: Bag, news: Bag): Promise<pulumi.d
       o.urn,
       lifecycle.update(id, o.props as lifecycle.VmState, split(news).props as lifecycle.VmInputs, context(o.urn)),
     );
-    return { outs: withKeys(state, news) };
+    return { outs: outputsOf(state, news) };
   } catch (err) {
     if (err instanceof lifecycle.PartialError) {
-      throw new ResourceInitError(err.message, id, withKeys(err.state, news), err.reasons);
+      throw new ResourceInitError(err.message, id, outputsOf(err.state, news), err.reasons);
     }
     throw err;
   }

@@ -2,7 +2,7 @@
 // marks secrets, and hands everything to the serialized provider; all
 // behaviour lives in the lifecycle functions.
 import * as pulumi from "@pulumi/pulumi";
-import type { ConnectionInput, VmInputs } from "../lifecycle/inputs";
+import type { ConnectionInput, DeclaredInputs } from "../lifecycle/inputs";
 import { vmProvider } from "./serialized-provider";
 import { stackIdentity } from "./stack-identity";
 
@@ -24,7 +24,7 @@ export type VmConnectionArgs = Inputs<ConnectionInput>;
  * The inputs of a Vm, derived from the input schema (provider/lifecycle/inputs.ts),
  * which `pulumi preview` checks them against. Allowed values: README, "The Vm resource".
  */
-export type VmArgs = Inputs<VmInputs>;
+export type VmArgs = Inputs<DeclaredInputs>;
 
 /** Type token of the resource: pulumi-nodejs:dynamic/goPveQemu:Vm. */
 const MODULE = "goPveQemu";
@@ -101,7 +101,10 @@ function propsOf(name: string, args: VmArgs, opts: pulumi.CustomResourceOptions 
 }
 
 function optionsOf(opts: pulumi.CustomResourceOptions | undefined): pulumi.CustomResourceOptions {
-  return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "password", "connection"] };
+  return {
+    ...opts,
+    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "password", "passwordHash", "connection"],
+  };
 }
 
 /**

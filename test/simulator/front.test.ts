@@ -54,7 +54,14 @@ describe("gateway: the server works unheard, the gateway answers on its own cloc
     const answeredAt = Date.now();
     expect([r.status, r.headers["content-type"], r.body]).toEqual([502, "text/html", "<html>Bad Gateway</html>"]);
     expect(sim.installs()).toEqual([
-      { vmid: 101, requestedName: "web", startedAt: expect.any(Number), endedAt: null, outcome: null },
+      {
+        vmid: 101,
+        requestedName: "web",
+        cipassword: expect.any(String),
+        startedAt: expect.any(Number),
+        endedAt: null,
+        outcome: null,
+      },
     ]);
     expect(sim.vm(101)?.running).not.toBe(true);
     await sim.idle();

@@ -20,6 +20,7 @@ describe("installs()", () => {
     expect(record).toEqual({
       vmid: 101,
       requestedName: "web",
+      cipassword: "passwd", // the server's literal default: the body gave none
       startedAt: expect.any(Number),
       endedAt: expect.any(Number),
       outcome: "completed",
@@ -27,6 +28,13 @@ describe("installs()", () => {
     expect(record!.startedAt).toBeGreaterThanOrEqual(before);
     expect(record!.endedAt).toBeGreaterThanOrEqual(record!.startedAt);
     expect(record!.endedAt).toBeLessThanOrEqual(after);
+  });
+
+  test("the password the install gives the VM (qm set --cipassword): the body's, else the server's default", async () => {
+    const sim = await start(FAST);
+    await install(sim.url, { id: 101, passwd: "a-given-pass" });
+    await install(sim.url, { id: 102 });
+    expect(sim.installs().map((i) => i.cipassword)).toEqual(["a-given-pass", "passwd"]);
   });
 
   test("outcomes: error, silent; an auto VMID never found stays null; requests that never start a flow leave none", async () => {
@@ -54,7 +62,14 @@ describe("installs()", () => {
     const lostAt = Date.now();
     expect(r.complete).toBe(false);
     expect(sim.installs()).toEqual([
-      { vmid: 101, requestedName: "", startedAt: expect.any(Number), endedAt: null, outcome: null },
+      {
+        vmid: 101,
+        requestedName: "",
+        cipassword: "passwd",
+        startedAt: expect.any(Number),
+        endedAt: null,
+        outcome: null,
+      },
     ]);
     await sim.idle();
     expect(sim.installs()[0]?.outcome).toBe("completed");

@@ -3,7 +3,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { VmArgs, VmConnectionArgs } from "go-pve-qemu-pulumi";
 import type { ConnectionSettings } from "../../provider/lifecycle/connection";
-import type { ConnectionInput, VmInputs } from "../../provider/lifecycle/inputs";
+import type { ConnectionInput, DeclaredInputs as VmInputs } from "../../provider/lifecycle/inputs";
 import type { Desired } from "../../provider/lifecycle/state";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
-import { newFleet, type Fleet } from "../e2e/harness";
+import { failureOf, newFleet, type Fleet } from "../e2e/harness";
 
 const PASSPHRASE = "upgrade-fixture";
 const PASSWORD = "Upgrade-Fixture-Pw-7";
@@ -123,6 +123,45 @@ export function upgradeSuite(release: Release, more?: (vms: VmOutputs) => void):
     const outputs = await fleet.stack.outputs();
     expect(fleet.stateText()).not.toContain(PASSWORD);
     expect(outputs.vms!.secret).toBe(false);
+    expect((await fleet.preview()).changeSummary).toEqual({ same: vmCount + 2 });
+
+    // The user then switches storePassword on for web, whose password the release stored. A password
+    // in stack config is in state anyway (Pulumi keeps a dynamic provider's whole config there), so
+    // preview refuses that first; the user moves it to a file and drops the config key. Then: one
+    // update that only rewrites state (no replace, no server write), and the password is gone.
+    const program = path.join(fleet.workDir, "index.ts");
+    const source = fs.readFileSync(program, "utf8");
+    const fromConfig = 'password: config.requireSecret("webPassword"),';
+    expect(source).toContain(fromConfig);
+    fs.writeFileSync(program, source.replace(fromConfig, `${fromConfig}\n  storePassword: false,`));
+    const refused = await failureOf(fleet.preview());
+    expect(refused).toMatch(/password: comes from stack config upgrade:webPassword/);
+    expect(refused).not.toContain(PASSWORD);
+    const file = path.join(scratch, "web-password");
+    fs.writeFileSync(file, PASSWORD, { mode: 0o600 });
+    fs.writeFileSync(
+      program,
+      `import * as fs from "node:fs";\n${source.replace(
+        fromConfig,
+        `password: pulumi.secret(fs.readFileSync(${JSON.stringify(file)}, "utf8")),\n  storePassword: false,`,
+      )}`,
+    );
+    await fleet.stack.removeConfig("webPassword");
+    const switchPreview = await fleet.preview();
+    expect(switchPreview.changeSummary).toEqual({ same: vmCount + 1, update: 1 });
+    const writesBefore = serverWrites(sim);
+    const switched = await fleet.up();
+    expect(switched.summary.resourceChanges).toEqual({ same: vmCount + 1, update: 1 });
+    expect(serverWrites(sim)).toBe(writesBefore);
+    expect(fleet.resources().web!.id).toBe("121");
+    const plainState = JSON.stringify(await fleet.stack.exportStack()); // decrypted
+    const web = (await fleet.stack.exportStack()).deployment.resources.find((r: { urn: string }) =>
+      r.urn.endsWith("::web"),
+    ) as { inputs: Record<string, unknown>; outputs: Record<string, unknown> };
+    expect(web.inputs.password).toBeUndefined();
+    expect(web.outputs.password).toMatchObject({ plaintext: "null" }); // so that vm.password is not the input
+    expect(web.inputs.passwordHash).toMatch(/^scrypt\$/);
+    expect(plainState).not.toContain(PASSWORD);
     expect((await fleet.preview()).changeSummary).toEqual({ same: vmCount + 2 });
 
     await fleet.destroy();

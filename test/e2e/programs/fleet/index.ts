@@ -1,6 +1,8 @@
 // The VMs of stack config `vms` ({ name: VmArgs }); a VM's password comes
-// from the secret config `password-<name>` when set. The VMs named in config
+// from the secret config `password-<name>` when set, else from the file that
+// config `passwordFile-<name>` names (a secret kept outside the stack config). The VMs named in config
 // `grouped` (a list) are children of one component resource, `group`.
+import * as fs from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
 import { Vm, type VmArgs } from "go-pve-qemu-pulumi";
 
@@ -11,7 +13,9 @@ const group = grouped.length > 0 ? new pulumi.ComponentResource("test:index:Grou
 
 const out: Record<string, unknown> = {};
 for (const [name, args] of Object.entries(declared)) {
-  const password = config.getSecret(`password-${name}`);
+  const file = config.get(`passwordFile-${name}`);
+  const password =
+    config.getSecret(`password-${name}`) ?? (file ? pulumi.secret(fs.readFileSync(file, "utf8").trim()) : undefined);
   const parent = grouped.includes(name) ? group : undefined;
   const vm = new Vm(name, { ...args, ...(password ? { password } : {}) }, { parent });
   out[name] = {
