@@ -52,13 +52,16 @@ function main(argv: string[]): number {
   const lines = all.reduce((n, f) => n + f.lines, 0);
   const out: string[] = [];
   out.push(`${root}: ${folders.size} folders, ${all.length} files, ${lines} lines`);
-  out.push(`imports: ${all.reduce((n, f) => n + f.imports.length, 0)} between files, ${crossing.length} crossing a folder`);
+  out.push(
+    `imports: ${all.reduce((n, f) => n + f.imports.length, 0)} between files, ${crossing.length} crossing a folder`,
+  );
   const long = all.filter((f) => f.lines > MAX_LINES);
   out.push(`files over ${MAX_LINES} lines: ${long.length}`);
   out.push("longest files:");
   for (const f of [...all].sort((a, b) => b.lines - a.lines).slice(0, 5)) out.push(`  ${f.lines}  ${f.file}`);
   out.push("files per folder:");
-  for (const dir of [...folders].sort()) out.push(`  ${all.filter((f) => path.dirname(f.file) === dir).length}  ${dir}`);
+  for (const dir of [...folders].sort())
+    out.push(`  ${all.filter((f) => path.dirname(f.file) === dir).length}  ${dir}`);
   const byName = new Map<string, string[]>();
   for (const f of all) {
     const name = path.basename(f.file);
