@@ -3,7 +3,7 @@
 import type { InstallFacts } from "../client/stream/types";
 import { timingOf } from "./context";
 import { CODES, LifecycleError } from "./errors";
-import { seconds, vmLabel } from "./labels";
+import { duration, vmLabel } from "./labels";
 import { observe, powerWord } from "./observe";
 import { failWithVm, finishCreate } from "./outcome";
 import type { CreateResult, InstallJob } from "./outcome";
@@ -33,7 +33,7 @@ export async function confirm(job: InstallJob, facts: InstallFacts & { vmid: num
   if (!seen.listed) {
     throw new LifecycleError(
       `the install of VM ${label} reported success, but the server does not list VMID ${facts.vmid} ` +
-        `(checked for ${seconds(timeoutMs)}); nothing was recorded`,
+        `(checked for ${duration(timeoutMs)}); nothing was recorded`,
       { code: CODES.installFailed },
     );
   }

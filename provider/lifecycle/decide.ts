@@ -15,6 +15,7 @@ import { PHASES, cleanupBound, phaseBounds, phaseIndex } from "../client/stream/
 import type { OpenBounds, Phase } from "../client/stream/wire";
 import { exists, runs } from "./look";
 import type { Look } from "./look";
+import { duration } from "./labels";
 
 // ---- the timeline of an install whose stream was lost --------------------------
 
@@ -236,7 +237,7 @@ function absentVerdict(t: LostInstall, mem: FollowMemory, now: number): Verdict 
   if (now >= t.createBy)
     return {
       kind: "failed",
-      why: `the VM never appeared, and the server can no longer create it (the steps after ${lostAtText(t)} take at most ${secs(t.createBy - t.lostAt)})`,
+      why: `the VM never appeared, and the server can no longer create it (the steps after ${lostAtText(t)} take at most ${duration(t.createBy - t.lostAt)})`,
     };
   return undefined;
 }
@@ -263,7 +264,7 @@ function existingVerdict(
       kind: "done",
       inferred,
       why: inferred
-        ? `the VM runs, and the server can no longer remove it (the steps after ${lostAtText(t)} that clean up take at most ${secs(t.undoBy - t.lostAt)})`
+        ? `the VM runs, and the server can no longer remove it (the steps after ${lostAtText(t)} that clean up take at most ${duration(t.undoBy - t.lostAt)})`
         : undefined,
     };
   }
@@ -304,8 +305,8 @@ function lostAtText(t: LostInstall): string {
 function pending(t: LostInstall, seen: Look, now: number): string {
   if (seen.kind === "unreadable") return `the server could not be asked (${seen.error})`;
   if (seen.kind === "absent")
-    return `the VM has not appeared yet; the server may create it until ${secs(t.createBy - now)} from now`;
-  return `the server may still remove the VM for ${secs(Math.max(0, t.undoBy - now))} (it cleans up when the initialisation fails)`;
+    return `the VM has not appeared yet; the server may create it until ${duration(t.createBy - now)} from now`;
+  return `the server may still remove the VM for ${duration(Math.max(0, t.undoBy - now))} (it cleans up when the initialisation fails)`;
 }
 
 /**
@@ -329,11 +330,6 @@ export function settle(
     default:
       return { kind: "unconfirmed", why: v.why };
   }
-}
-
-export function secs(ms: number): string {
-  const s = Math.ceil(ms / 1000);
-  return s >= 120 ? `${Math.round(s / 6) / 10} min` : `${s} s`;
 }
 
 // ---- right after the install call failed ---------------------------------------------

@@ -9,7 +9,7 @@ import { connectionSecrets, resolveConnection } from "./connection";
 import { timingOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { LifecycleError } from "./errors";
-import { seconds, vmLabel } from "./labels";
+import { duration, vmLabel } from "./labels";
 import { observe, observeFor } from "./observe";
 import { isPowerRefusal, stopAndWait, waitGone } from "./power";
 import { errorText, redactor, safeCause } from "./redact";
@@ -51,7 +51,7 @@ export async function destroyVm(
   const { goneTimeoutMs } = timingOf(ctx);
   if (!(await waitGone(client, vmid, goneTimeoutMs, ctx))) {
     throw new LifecycleError(
-      `VM ${label} was destroyed, but the server still lists it after ${seconds(goneTimeoutMs)}`,
+      `VM ${label} was destroyed, but the server still lists it after ${duration(goneTimeoutMs)}`,
     );
   }
   return "destroyed";

@@ -19,7 +19,7 @@ import type { Failure, FailureVerdict } from "./decide";
 import { CODES, LifecycleError } from "./errors";
 import type { ErrorCode } from "./errors";
 import { follow } from "./follow";
-import { vmLabel } from "./labels";
+import { LOSS_TEXT, vmLabel } from "./labels";
 import { exists, lookOf } from "./look";
 import type { Look } from "./look";
 import { observe, powerWord } from "./observe";
@@ -158,13 +158,6 @@ function streamLoss(err: unknown, redact: (s: string) => string): string {
   const what = LOSS_TEXT[err.shape] ?? "the stream ended";
   return redact(err.serverMessage ? `${what}: ${err.serverMessage}` : what);
 }
-
-const LOSS_TEXT: Partial<Record<string, string>> = {
-  "connection-lost": "the connection ended before the stream closed",
-  "idle-timeout": "the stream went silent for longer than the idle timeout",
-  "overall-timeout": "the install took longer than the stream's overall timeout",
-  "stream-error": "the stream reported its own failure",
-};
 
 /** One look at the VMID, for the table and for the state. */
 async function look(job: InstallJob, vmid: number): Promise<{ seen: Look; entry?: VmEntry; status?: string }> {

@@ -20,20 +20,10 @@ import type { VmEntry } from "../client/schemas";
 import type { InstallFacts } from "../client/stream/types";
 import type { Phase } from "../client/stream/wire";
 import { clockOf, openBoundsOf, timingOf } from "./context";
-import {
-  advance,
-  decideLost,
-  phaseShown,
-  remember,
-  secs,
-  sincePhase,
-  sinceStart,
-  stoppedGrace,
-  timelineOf,
-} from "./decide";
+import { advance, decideLost, phaseShown, remember, sincePhase, sinceStart, stoppedGrace, timelineOf } from "./decide";
 import type { FollowMemory, LostInstall, Verdict } from "./decide";
 import { CODES, LifecycleError } from "./errors";
-import { vmLabel } from "./labels";
+import { duration, vmLabel } from "./labels";
 import { exists, lookOf } from "./look";
 import type { Look } from "./look";
 import { observe, powerWord } from "./observe";
@@ -79,7 +69,7 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
   ctx.reporter.warn(
     `${at.headline ?? `lost the install stream at ${t.step ? `step "${t.step}"` : "the start"}`} (${at.why.split("\n")[0]}); the server carries on without us: ` +
       `following VM ${watch.vmid ?? "(VMID not known yet)"} by asking the server, for up to ` +
-      `${secs(Math.min(capAt, t.settleBy) - t.lostAt)} (the longest the remaining steps can take)`,
+      `${duration(Math.min(capAt, t.settleBy) - t.lostAt)} (the longest the remaining steps can take)`,
   );
   let verdict: Verdict;
   try {

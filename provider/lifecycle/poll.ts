@@ -153,10 +153,3 @@ function throwIfCancelled(signal: AbortSignal | undefined, cause?: unknown): voi
   if (cause !== undefined) throw cause;
   throw new LifecycleError("cancelled", { cause: signal.reason, code: CODES.cancelled });
 }
-
-/** "45s", "1m30s", "12m05s": how long we have waited, for progress lines. */
-export function elapsed(ms: number): string {
-  const total = Math.floor(ms / 1000);
-  if (total < 60) return `${total}s`;
-  return `${Math.floor(total / 60)}m${String(total % 60).padStart(2, "0")}s`;
-}

@@ -17,9 +17,9 @@ import { HttpStatusError } from "../client/errors";
 import { clockOf, timingOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { CODES, LifecycleError } from "./errors";
-import { seconds } from "./labels";
+import { duration } from "./labels";
 import { STOPPED, observe, powerWord } from "./observe";
-import { elapsed, poll, waitFor } from "./poll";
+import { poll, waitFor } from "./poll";
 import { errorText, safeCause } from "./redact";
 import type { Redactor } from "./redact";
 
@@ -123,7 +123,7 @@ export async function shutdownAndWait(
     label,
     ctx,
     redact,
-    `it did not shut down within ${seconds(shutdownTimeoutMs)} (${why})`,
+    `it did not shut down within ${duration(shutdownTimeoutMs)} (${why})`,
   );
 }
 
@@ -164,7 +164,7 @@ async function askShutdown(
     const waited = await waitFor(ctx, request, {
       timeoutMs: shutdownTimeoutMs,
       tickMs: PROGRESS_EVERY_MS,
-      onTick: (ms) => ctx.reporter.info(`waiting for VM ${label} to shut down (${elapsed(ms)})`),
+      onTick: (ms) => ctx.reporter.info(`waiting for VM ${label} to shut down (${duration(ms)})`),
     });
     if (waited.settled) return { kind: "answered" };
     giveUp.abort(); // the server's qm shutdown may carry on: the hard stop that follows wins either way
@@ -219,7 +219,7 @@ export async function stopAndWait(
   const waited = await waitForStatus(client, vmid, STOPPED, stopTimeoutMs, ctx);
   if (!waited.reached) {
     throw new LifecycleError(
-      `VM ${label} was stopped but status still says ${waited.last ?? "nothing readable"} after ${seconds(stopTimeoutMs)}`,
+      `VM ${label} was stopped but status still says ${waited.last ?? "nothing readable"} after ${duration(stopTimeoutMs)}`,
     );
   }
 }

@@ -8,9 +8,10 @@
 import type { GoPveQemuApi } from "../client/api";
 import { clockOf, openBoundsOf, timingOf } from "./context";
 import type { LifecycleContext } from "./context";
-import { advance, decideLost, phaseShown, remember, secs, stoppedGrace } from "./decide";
+import { advance, decideLost, phaseShown, remember, stoppedGrace } from "./decide";
 import type { FollowMemory, LostInstall, Verdict } from "./decide";
 import { LifecycleError } from "./errors";
+import { duration } from "./labels";
 import { exists, lookOf } from "./look";
 import type { Look } from "./look";
 import { observe, observedFields } from "./observe";
@@ -36,7 +37,7 @@ export async function followUnconfirmed(t: SettleTarget, state: VmState): Promis
   const capAt = Math.min(lost.settleBy, clock.now() + timingOf(t.ctx).followTimeoutMs);
   t.ctx.reporter.info(
     `VM ${t.label}: its install is not settled yet (its stream was lost at ${lost.step ? `step "${lost.step}"` : "the start"}); ` +
-      `following it before anything is changed, for up to ${secs(Math.max(0, capAt - clock.now()))}`,
+      `following it before anything is changed, for up to ${duration(Math.max(0, capAt - clock.now()))}`,
   );
   const watch = new Watch(t, state, lost);
   const result = await poll(t.ctx, {

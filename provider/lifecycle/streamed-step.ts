@@ -13,11 +13,11 @@ import type { LifecycleContext } from "./context";
 import { boundMs, decideOperation, isLost } from "./decide-operation";
 import type { OperationVerdict, StreamReport, StreamedKind } from "./decide-operation";
 import { LifecycleError } from "./errors";
-import { seconds } from "./labels";
+import { LOSS_TEXT, duration } from "./labels";
 import { lookOf } from "./look";
 import type { Look } from "./look";
 import { observe } from "./observe";
-import { elapsed, poll } from "./poll";
+import { poll } from "./poll";
 import type { PollRound } from "./poll";
 import { PROGRESS_EVERY_MS } from "./power";
 import { streamProgress } from "./progress";
@@ -83,7 +83,7 @@ function waitingLines(t: StepTarget, report: StreamReport): (round: PollRound<Lo
     if (why !== lastWhy) t.ctx.reporter.debug(`VM ${t.label}: ${why}`);
     lastWhy = why;
     if (elapsedMs >= nextInfo) {
-      t.ctx.reporter.info(`waiting for VM ${t.label} to show the ${report.kind} (${elapsed(elapsedMs)}): ${why}`);
+      t.ctx.reporter.info(`waiting for VM ${t.label} to show the ${report.kind} (${duration(elapsedMs)}): ${why}`);
       nextInfo = (Math.floor(elapsedMs / PROGRESS_EVERY_MS) + 1) * PROGRESS_EVERY_MS;
     }
   };
@@ -99,19 +99,11 @@ function mayRunOn(err: unknown): boolean {
   return err instanceof HttpStatusError && err.status >= 500 && err.body === "json";
 }
 
-const LOSS: Partial<Record<OperationFailedError["shape"], string>> = {
-  "connection-lost": "the connection ended before the stream closed",
-  "idle-timeout": "the stream went silent for longer than the idle timeout",
-  "overall-timeout": "the operation took longer than its overall timeout",
-  "no-completion": "the stream closed without the operation's completion mark",
-  "stream-error": "the stream reported its own failure",
-};
-
 /** How the stream was lost, in words, with what the client saw (e.g. `Invalid character in chunk size`). */
 function lossText(err: unknown, redact: Redactor): string {
   if (err instanceof HttpStatusError) return redact(`a gateway answered HTTP ${err.status}: ${err.serverMessage}`);
   if (!(err instanceof OperationFailedError)) return errorText(err, redact);
-  const how = LOSS[err.shape] ?? err.shape;
+  const how = LOSS_TEXT[err.shape] ?? err.shape;
   return err.serverMessage ? `${how}: ${redact(err.serverMessage.split("\n")[0]!)}` : how;
 }
 
@@ -151,6 +143,6 @@ async function watch(t: StepTarget, report: StreamReport): Promise<OperationVerd
   const last: Look = result.reached ? result.value : (result.last ?? { kind: "unreadable", error: "no answer" });
   const verdict = decideOperation(report, last, true);
   if (verdict.kind === "failed" && !result.reached)
-    return { ...verdict, why: `${verdict.why} after ${seconds(bound)}` };
+    return { ...verdict, why: `${verdict.why} after ${duration(bound)}` };
   return verdict;
 }

@@ -16,7 +16,7 @@ test("the real server's shutdown blocks 5 minutes: with the default timing it su
   expect(s.server.count("stop")).toBe(0);
   expect(s.server.vms.get(101)?.running).toBe(false);
   expect(s.lines).toEqual(
-    ["30s", "1m00s", "1m30s", "2m00s", "2m30s", "3m00s", "3m30s", "4m00s", "4m30s"].map(
+    ["30 s", "60 s", "90 s", "2 min", "2.5 min", "3 min", "3.5 min", "4 min", "4.5 min"].map(
       (t) => `info waiting for VM web-101 (101) to shut down (${t})`,
     ),
   );
@@ -32,9 +32,9 @@ test("a shutdown that does not answer within shutdownTimeoutMs is abandoned and 
   expect(stop?.at).toBe(s.clock.start + 120_000);
   expect(s.server.vms.get(101)?.running).toBe(false);
   expect(s.lines.filter((l) => l.startsWith("warn"))).toEqual([
-    "warn VM web-101 (101): it did not shut down within 120s (the shutdown request got no answer); stopping it hard",
+    "warn VM web-101 (101): it did not shut down within 2 min (the shutdown request got no answer); stopping it hard",
   ]);
-  expect(s.lines.filter((l) => l.startsWith("info"))).toHaveLength(3); // 30s, 1m00s, 1m30s
+  expect(s.lines.filter((l) => l.startsWith("info"))).toHaveLength(3); // 30 s, 60 s, 90 s
 });
 
 test("older servers answer at once and the VM stops later: watched until stopped, no hard stop", async () => {
@@ -52,7 +52,7 @@ test("answered at once but the VM keeps running: a hard stop once the shutdown t
   expect(await run(s)).toBe("forced");
   expect(s.server.calls.find((c) => c.call === "stop")?.at).toBe(s.clock.start + 60_000);
   expect(s.lines).toContain(
-    "warn VM web-101 (101): it did not shut down within 60s (status says running); stopping it hard",
+    "warn VM web-101 (101): it did not shut down within 60 s (status says running); stopping it hard",
   );
 });
 
@@ -83,7 +83,7 @@ test("a 5xx that is not the server's own (a proxy's page): nothing sure, the VM 
   expect(await run(s)).toBe("forced");
   expect(s.lines.filter((l) => l.startsWith("warn"))).toEqual([
     "warn VM web-101 (101): the shutdown request failed (POST /api/vm/101/shutdown (VM 101) answered HTTP 502: <html>502 Bad Gateway</html>); watching whether the VM stops anyway",
-    "warn VM web-101 (101): it did not shut down within 600s (status says running); stopping it hard",
+    "warn VM web-101 (101): it did not shut down within 10 min (status says running); stopping it hard",
   ]);
   // the wait for the VM to stop used what was left of the shutdown time, not more
   expect(s.server.calls.find((c) => c.call === "stop")?.at).toBe(s.clock.start + 600_000);
@@ -179,6 +179,6 @@ test("stopAndWait: a VM that stopped meanwhile is fine; one that never reads sto
   const client = t.ctx.client({ endpoint: "x" });
   client.stop = async () => undefined; // the server says ok, the VM runs on
   await expect(stopAndWait(client, 101, "web-101 (101)", t.ctx, redactor([]))).rejects.toThrow(
-    "VM web-101 (101) was stopped but status still says running after 10s",
+    "VM web-101 (101) was stopped but status still says running after 10 s",
   );
 });

@@ -5,6 +5,7 @@ import { update } from "../../provider/lifecycle";
 import { PartialUpdateError } from "../../provider/lifecycle/errors";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
 import { DEFAULT_TIMING } from "../../provider/lifecycle";
+import { duration } from "../../provider/lifecycle/labels";
 import { setup } from "./fake-setup";
 import type { Setup } from "./fake-setup";
 import { inputs, stateOf } from "./fixtures";
@@ -26,8 +27,8 @@ test("a shutdown that takes 5 minutes (the real server answers once the guest is
   expect(calls(s)).toEqual(["shutdown", "setCpu", "start"]);
   const waiting = s.lines.filter((l) => l.includes("to shut down ("));
   expect(waiting).toHaveLength(9);
-  expect(waiting[0]).toBe("info waiting for VM web-101 (101) to shut down (30s)");
-  expect(waiting[8]).toBe("info waiting for VM web-101 (101) to shut down (4m30s)");
+  expect(waiting[0]).toBe("info waiting for VM web-101 (101) to shut down (30 s)");
+  expect(waiting[8]).toBe("info waiting for VM web-101 (101) to shut down (4.5 min)");
   expect(s.lines.some((l) => l.startsWith("warn"))).toBe(false);
 });
 
@@ -69,7 +70,7 @@ describe("a lost migration stream", () => {
     const next = await up(s, inputs({ node: "pve2" }));
     expect(next.node).toBe("pve2");
     expect(s.lines.filter((l) => l.includes("to show the migrate"))).toEqual(
-      ["30s", "1m00s", "1m30s"].map(
+      ["30 s", "60 s", "90 s"].map(
         (t) =>
           `info waiting for VM web-101 (101) to show the migrate (${t}): the VM is on node pve1, not pve2 (still migrating?)`,
       ),
@@ -81,7 +82,7 @@ describe("a lost migration stream", () => {
     s.server.streamFaults.set("migrate", { shape: "idle-timeout", applies: false });
     const p = await partialOf(up(s, inputs({ node: "pve2" })));
     expect(p.reasons[0]).toBe(
-      'updating VM web-101 (101) failed at "migrate pve1 -> pve2": the stream was lost, and the VM is on node pve1, not pve2 after 300s',
+      'updating VM web-101 (101) failed at "migrate pve1 -> pve2": the stream was lost, and the VM is on node pve1, not pve2 after 5 min',
     );
     expect(p.state).toMatchObject({ node: "pve1", running: true });
     expect(p.applied).toEqual([
@@ -112,7 +113,7 @@ describe("a lost start stream", () => {
       /failed at "start \(running is true\)": the stream was lost, and its status is stopped/,
     );
     // given up once qm start can no longer be running (one command's bound), not later
-    expect(p.reasons[0]).toMatch(new RegExp(`after ${DEFAULT_TIMING.commandBoundMs / 1000}s$`));
+    expect(p.reasons[0]).toMatch(new RegExp(`after ${duration(DEFAULT_TIMING.commandBoundMs)}$`));
     expect(p.state.running).toBe(false);
   });
 

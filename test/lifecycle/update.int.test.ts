@@ -189,7 +189,7 @@ test("a graceful shutdown that never ends falls back to a hard stop", async () =
     expect(next.running).toBe(false);
     expect(slow.sim.vm(Number(id))?.status).toBe("stopped");
     expect(slow.sim.stats().requests).toMatchObject({ shutdown: 1, stop: 1 });
-    expect(messages(ctx.lines, "warn").some((m) => /did not shut down within 100ms .*stopping it hard/.test(m))).toBe(
+    expect(messages(ctx.lines, "warn").some((m) => /did not shut down within 100 ms .*stopping it hard/.test(m))).toBe(
       true,
     );
   } finally {
@@ -302,7 +302,7 @@ test("a guest that takes 5 minutes to shut down: with the default timing the upd
     const waiting = messages(ctx.lines, "info").filter((m) =>
       m.startsWith(`waiting for VM guest-${id} (${id}) to shut down (`),
     );
-    expect(waiting[0]).toBe(`waiting for VM guest-${id} (${id}) to shut down (30s)`);
+    expect(waiting[0]).toBe(`waiting for VM guest-${id} (${id}) to shut down (30 s)`);
     expect(waiting.length).toBeGreaterThanOrEqual(2);
     expect(messages(ctx.lines, "warn")).toEqual([]);
   } finally {
