@@ -1,2 +1,25 @@
-// The client layer's public surface. It knows nothing of Pulumi.
+// The client layer's public surface, and its only door: everything the
+// lifecycle and the other rooms may use of the client. It knows nothing of
+// Pulumi.
 export { GoPveQemuClient } from "./client";
+export type { GoPveQemuApi } from "./api";
+export { shareWindowMs } from "./list-cache";
+export { CancelledError, ConnectionError, HttpStatusError, OperationFailedError, ResponseShapeError } from "./errors";
+export type { AnswerBody } from "./errors";
+export { OsSchema, SUPPORTED_VERSIONS } from "./schemas";
+export type { InstallRequest, NodeEntry, Os, VmEntry, VmList } from "./schemas";
+export type { FailureShape, InstallFacts, InstallSuccess, OperationEvent, StepOperationEvent } from "./stream/types";
+export {
+  DEFAULT_OPEN_BOUNDS,
+  INSTALL_STEPS,
+  PHASES,
+  SSH_KEY_MISSING,
+  STEP,
+  UNNAMED_PHASE,
+  cleanupBound,
+  isRecoverableSshKeyError,
+  phaseBounds,
+  phaseIndex,
+  phaseOfEvent,
+} from "./stream/wire";
+export type { InstallStep, OpenBounds, Phase } from "./stream/wire";

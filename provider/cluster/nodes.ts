@@ -1,7 +1,7 @@
 // A node of the cluster as the data sources give it: the list's `cluster`
 // entry, with its percentages turned into GiB so that placement code compares
 // plain amounts.
-import type { NodeEntry } from "../client/schemas";
+import type { NodeEntry } from "../client";
 
 export interface NodeInfo {
   /** The node's name, as `Vm`'s `node` input takes it. */

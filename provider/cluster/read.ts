@@ -3,7 +3,7 @@
 // (`the go-pve-qemu server at <url> cannot be reached (...)`), so a program
 // reads the same sentence whichever part met the server first.
 import { GoPveQemuClient } from "../client";
-import type { VmList } from "../client/schemas";
+import type { VmList } from "../client";
 import { listProblem } from "../lifecycle";
 import type { ResolvedConnection } from "../lifecycle";
 import { nodesOf } from "./nodes";

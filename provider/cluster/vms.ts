@@ -1,6 +1,6 @@
 // A VM as the data sources give it: the list's entry under the provider's
 // names, with the disabled mark made explicit.
-import type { VmEntry } from "../client/schemas";
+import type { VmEntry } from "../client";
 
 export interface VmInfo {
   vmid: number;

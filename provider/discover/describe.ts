@@ -14,8 +14,8 @@
 // A VM that no declaration describes as it is (no OS tag, a size outside a
 // Vm's bounds, a VMID outside 100..254) is not declared: adopting it would
 // change it, or fail.
-import { SUPPORTED_VERSIONS } from "../client/schemas";
-import type { VmEntry } from "../client/schemas";
+import { SUPPORTED_VERSIONS } from "../client";
+import type { VmEntry } from "../client";
 import { check, read } from "../lifecycle";
 import type { LifecycleContext } from "../lifecycle";
 import type { AdoptArgs } from "./types";

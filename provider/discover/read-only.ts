@@ -3,8 +3,7 @@
 // same moment), `status` is asked of the server as read asks it, and a write
 // is refused outright. Discover only looks: nothing it does may change the
 // server.
-import type { GoPveQemuApi } from "../client/api";
-import type { VmList } from "../client/schemas";
+import type { GoPveQemuApi, VmList } from "../client";
 
 function refused(what: string): Promise<never> {
   return Promise.reject(new Error(`discover does not change the server; ${what} was not sent`));

@@ -2,7 +2,7 @@
 // `Vm`s with `adopt: true`. It reads the list once, reads each VM as adopt
 // will (describe.ts), and writes nothing to the server (read-only.ts).
 import { GoPveQemuClient } from "../client";
-import type { VmEntry } from "../client/schemas";
+import type { VmEntry } from "../client";
 import { listServer } from "../cluster";
 import { endpointKey } from "../lifecycle";
 import type { LifecycleContext, ResolvedConnection } from "../lifecycle";

@@ -5,8 +5,8 @@
 //
 // Each rule beyond the schema is one function below; a rule about a property
 // the schema already failed says nothing (one reason per property).
-import type { Os } from "../client/schemas";
-import { SUPPORTED_VERSIONS } from "../client/schemas";
+import type { Os } from "../client";
+import { SUPPORTED_VERSIONS } from "../client";
 import { NO_ENDPOINT_HELP } from "./connection";
 import type { ConnectionDefaults } from "./connection";
 import { wasDerivedName } from "./derived-name";

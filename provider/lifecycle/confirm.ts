@@ -1,6 +1,6 @@
 // The install reported completion: confirm it with the server (the VM is
 // listed and runs, within confirmTimeoutMs: the list may lag), then record it.
-import type { InstallFacts } from "../client/stream/types";
+import type { InstallFacts } from "../client";
 import { timingOf } from "./context";
 import { CODES, LifecycleError } from "./errors";
 import { duration, vmLabel } from "./labels";

@@ -2,9 +2,8 @@
 // test): where to report progress, how to get a client for a connection,
 // connection defaults, timing, and a cancellation signal. Nothing here knows
 // Pulumi.
-import type { GoPveQemuApi } from "../client/api";
-import { DEFAULT_OPEN_BOUNDS } from "../client/stream/wire";
-import type { OpenBounds } from "../client/stream/wire";
+import type { GoPveQemuApi, OpenBounds } from "../client";
+import { DEFAULT_OPEN_BOUNDS } from "../client";
 import { CODES, LifecycleError } from "./errors";
 import type { ConnectionDefaults, ResolvedConnection } from "./connection";
 import type { InstallJournal } from "./journal";

@@ -21,7 +21,7 @@
 // fresh server racing to create its SSH key pair. Races within this process
 // cannot happen (vmid-lock.ts).
 import { randomBytes } from "node:crypto";
-import type { VmEntry } from "../client/schemas";
+import type { VmEntry } from "../client";
 import { connectionSecrets, endpointKey, resolveConnection } from "./connection";
 import { clockOf } from "./context";
 import type { LifecycleContext } from "./context";

@@ -9,7 +9,7 @@
 // runs means the start happened. A definite failure (an error event, the
 // server's bare refusal) stays a failure, and a success the VM does not show
 // is not taken on the stream's word either.
-import type { FailureShape } from "../client/stream/types";
+import type { FailureShape } from "../client";
 import type { Timing } from "./context";
 import type { Look } from "./look";
 

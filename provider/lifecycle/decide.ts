@@ -11,8 +11,8 @@
 // cannot be known in time, the VM is recorded as `installState: "unconfirmed"`
 // with its timeline, and the next refresh or up settles it.
 import { z } from "zod";
-import { PHASES, cleanupBound, phaseBounds, phaseIndex } from "../client/stream/wire";
-import type { OpenBounds, Phase } from "../client/stream/wire";
+import { PHASES, cleanupBound, phaseBounds, phaseIndex } from "../client";
+import type { OpenBounds, Phase } from "../client";
 import { exists, runs } from "./look";
 import type { Look } from "./look";
 import { duration } from "./labels";

@@ -3,8 +3,8 @@
 // polling the list until the VMID is gone. A VM that is already gone is
 // success. A VM listed under the same VMID but another name is not ours (the
 // VMID was reused after ours was removed by hand): it is left alone.
-import type { GoPveQemuApi } from "../client/api";
-import { HttpStatusError } from "../client/errors";
+import type { GoPveQemuApi } from "../client";
+import { HttpStatusError } from "../client";
 import { connectionSecrets, resolveConnection } from "./connection";
 import { timingOf } from "./context";
 import type { LifecycleContext } from "./context";

@@ -7,12 +7,11 @@ import {
   HttpStatusError,
   OperationFailedError,
   ResponseShapeError,
-} from "../client/errors";
-import type { AnswerBody } from "../client/errors";
-import type { VmEntry } from "../client/schemas";
-import type { InstallFacts } from "../client/stream/types";
-import { STEP, UNNAMED_PHASE, isRecoverableSshKeyError } from "../client/stream/wire";
-import type { Phase } from "../client/stream/wire";
+  STEP,
+  UNNAMED_PHASE,
+  isRecoverableSshKeyError,
+} from "../client";
+import type { AnswerBody, VmEntry, InstallFacts, Phase } from "../client";
 import { clockOf, openBoundsOf } from "./context";
 import { decideFailure, timelineOf } from "./decide";
 import type { Failure, FailureVerdict } from "./decide";

@@ -16,9 +16,7 @@
 // same name at the same moment), so such an install is not claimed by name.
 // Until its VM appears, an auto install keeps holding the VMID gate: the
 // server may still be about to create it with the VMID it picked.
-import type { VmEntry } from "../client/schemas";
-import type { InstallFacts } from "../client/stream/types";
-import type { Phase } from "../client/stream/wire";
+import type { VmEntry, InstallFacts, Phase } from "../client";
 import { clockOf, openBoundsOf, timingOf } from "./context";
 import { advance, decideLost, phaseShown, remember, sincePhase, sinceStart, stoppedGrace, timelineOf } from "./decide";
 import type { FollowMemory, LostInstall, Verdict } from "./decide";

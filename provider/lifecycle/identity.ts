@@ -13,7 +13,7 @@
 // creates each left one, and all but the first are this stack's own
 // leftovers. A journal entry whose VM is not there yet is an install the
 // server may still be carrying out: it is waited for, not duplicated.
-import type { VmEntry } from "../client/schemas";
+import type { VmEntry } from "../client";
 import type { JournalEntry } from "./journal";
 import type { InstallJob } from "./outcome";
 import { LIMITS } from "./inputs";

@@ -6,8 +6,8 @@
 // the engine's by the glue); they are never validated (they are checked again
 // once known).
 import { z } from "zod";
-import { OsSchema } from "../client/schemas";
-import type { Os } from "../client/schemas";
+import { OsSchema } from "../client";
+import type { Os } from "../client";
 
 /**
  * The lifecycle's marker for an input that is not known yet (preview). The

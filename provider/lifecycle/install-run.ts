@@ -2,10 +2,8 @@
 // stream's facts and furthest phase kept as it goes (what a failure is then
 // judged by), with the VMID gate and this machine's install journal told of
 // each fact as it is learned.
-import type { InstallRequest } from "../client/schemas";
-import type { InstallFacts, InstallSuccess, OperationEvent } from "../client/stream/types";
-import { STEP, phaseIndex, phaseOfEvent } from "../client/stream/wire";
-import type { Phase } from "../client/stream/wire";
+import type { InstallRequest, InstallFacts, InstallSuccess, OperationEvent, Phase } from "../client";
+import { STEP, phaseIndex, phaseOfEvent } from "../client";
 import { clockOf } from "./context";
 import type { Progress } from "./failure";
 import { SERVER_DEFAULTS } from "./inputs";

@@ -6,7 +6,7 @@
 // so it is followed as after a lost stream (follow.ts), bounded both from the
 // phase the VM shows now and from when its install began (the evidence says
 // when): a VM whose install began long ago is settled at once.
-import type { InstallFacts } from "../client/stream/types";
+import type { InstallFacts } from "../client";
 import { phaseShown } from "./decide";
 import { follow } from "./follow";
 import type { Own } from "./identity";

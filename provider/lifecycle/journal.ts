@@ -16,7 +16,7 @@ import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { z } from "zod";
-import { PHASES } from "../client/stream/wire";
+import { PHASES } from "../client";
 
 const EntrySchema = z.object({
   identity: z.string(),

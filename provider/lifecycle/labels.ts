@@ -1,7 +1,7 @@
 // How messages name things: a VM, a duration, and how a stream was lost.
 // Shared by every part of the lifecycle that reports or fails, so each reads
 // the same in every line.
-import type { FailureShape } from "../client/stream/types";
+import type { FailureShape } from "../client";
 
 /** "web-101 (101)" or "101": how messages name a VM. */
 export function vmLabel(vmid: number, vmName?: string): string {

@@ -5,7 +5,7 @@
 // made it, and this resource will never record it: it is this stack's own
 // garbage, removed with a warning that names it. Best effort: a removal that
 // fails is said, and the create it follows still stands.
-import type { VmEntry } from "../client/schemas";
+import type { VmEntry } from "../client";
 import { destroyVm } from "./delete";
 import { claimOf, ownVms } from "./identity";
 import { vmLabel } from "./labels";

@@ -14,8 +14,7 @@
 // VM allows. So a refresh of running VMs costs one shared `list`, not one
 // `status` per VM. A disabled VM (node "-") is not asked: the server refuses
 // to control it and lists no real values.
-import type { GoPveQemuApi } from "../client/api";
-import type { VmEntry } from "../client/schemas";
+import type { GoPveQemuApi, VmEntry } from "../client";
 import { CODES, LifecycleError } from "./errors";
 import { diskFromList, memoryFromList } from "./listing";
 import { errorText, safeCause } from "./redact";

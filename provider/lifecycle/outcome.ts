@@ -2,9 +2,7 @@
 // a state true to it (success), a partial create, or a destroyed VM with a
 // plain error (destroyOnCreateFailure). Shared by create.ts (the confirmed
 // path and stream failures) and follow.ts (the followed path).
-import type { GoPveQemuApi } from "../client/api";
-import type { InstallRequest, VmEntry } from "../client/schemas";
-import type { InstallFacts } from "../client/stream/types";
+import type { GoPveQemuApi, InstallRequest, VmEntry, InstallFacts } from "../client";
 import type { LostInstall } from "./decide";
 import type { ResolvedConnection } from "./connection";
 import type { LifecycleContext } from "./context";

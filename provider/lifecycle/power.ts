@@ -12,8 +12,8 @@
 // VM: ...`, qm's exit status) is over: the hard stop follows at once. Every
 // hard stop here is a fallback the user may forbid (allowHardStop false):
 // then the shutdown fails instead, saying why.
-import type { GoPveQemuApi } from "../client/api";
-import { HttpStatusError } from "../client/errors";
+import type { GoPveQemuApi } from "../client";
+import { HttpStatusError } from "../client";
 import { clockOf, timingOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { CODES, LifecycleError } from "./errors";

@@ -5,9 +5,8 @@
 // other processing lines and raw command output are debug lines. Everything
 // is redacted (the init script's output could echo secrets), and no line is
 // longer than MAX_LINE_CHARS (a 2 MB output line is cut and the cut counted).
-import type { OperationEvent, StepOperationEvent } from "../client/stream/types";
-import { INSTALL_STEPS, STEP, SSH_KEY_MISSING, isRecoverableSshKeyError } from "../client/stream/wire";
-import type { InstallStep } from "../client/stream/wire";
+import type { OperationEvent, StepOperationEvent, InstallStep } from "../client";
+import { INSTALL_STEPS, STEP, SSH_KEY_MISSING, isRecoverableSshKeyError } from "../client";
 import type { Reporter } from "./context";
 import type { Redactor } from "./redact";
 

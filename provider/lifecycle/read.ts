@@ -15,7 +15,7 @@
 //   key or triggers: they stay unset (adopt's update then records what the
 //   program says). The IP is unknown too (it depends on the server's
 //   gateway). The connection comes from the defaults.
-import { OsSchema } from "../client/schemas";
+import { OsSchema } from "../client";
 import { connectionSecrets, resolveConnection } from "./connection";
 import type { LifecycleContext } from "./context";
 import { LifecycleError } from "./errors";

@@ -9,9 +9,8 @@
 // The server's list is asked once per endpoint per process, with a short
 // timeout; a server that cannot be reached is a warning, not a failure, so a
 // preview still works without it, and `offline` skips asking altogether.
-import type { GoPveQemuApi } from "../client/api";
-import type { VmEntry } from "../client/schemas";
-import { HttpStatusError } from "../client/errors";
+import type { GoPveQemuApi, VmEntry } from "../client";
+import { HttpStatusError } from "../client";
 import { endpointKey, resolveConnection } from "./connection";
 import type { ConnectionDefaults, ResolvedConnection } from "./connection";
 import type { CheckFailure } from "./check";

@@ -5,7 +5,7 @@
 // verdict, by the same rules as create's follow (the reboot rule, the
 // timeline), and plans only then. When the timeline ends before a verdict,
 // the update fails having changed nothing; the next `up` asks again.
-import type { GoPveQemuApi } from "../client/api";
+import type { GoPveQemuApi } from "../client";
 import { clockOf, openBoundsOf, timingOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { advance, decideLost, phaseShown, remember, stoppedGrace } from "./decide";

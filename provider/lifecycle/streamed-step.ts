@@ -5,9 +5,8 @@
 // that says the stream was lost, not that the step failed) or as a failure
 // that quotes what the VM shows; a definite failure of the server is thrown
 // as it is.
-import type { GoPveQemuApi } from "../client/api";
-import { HttpStatusError, OperationFailedError } from "../client/errors";
-import type { OperationEvent } from "../client/stream/types";
+import type { GoPveQemuApi, OperationEvent } from "../client";
+import { HttpStatusError, OperationFailedError } from "../client";
 import { timingOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { boundMs, decideOperation, isLost } from "./decide-operation";

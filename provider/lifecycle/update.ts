@@ -18,8 +18,8 @@
 //   changed); after, it is a PartialUpdateError with the applied steps.
 // - A changed connection is recorded; it is resolved field by field over the
 //   stored one (not over the defaults: the VM lives where it was created).
-import type { GoPveQemuApi } from "../client/api";
-import { HttpStatusError } from "../client/errors";
+import type { GoPveQemuApi } from "../client";
+import { HttpStatusError } from "../client";
 import { connectionSecrets, resolveConnection } from "./connection";
 import type { LifecycleContext, ResolvedConnection } from "./context";
 import { disabledMessage } from "./delete";

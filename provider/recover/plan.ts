@@ -10,7 +10,7 @@
 // - a name, the server picking the VMID: a name anyone can give is no
 //   evidence, so the user says which VM it is (`--adopt`), or that none is
 //   (`--discard`); until then the `up` would install a second VM beside it.
-import type { VmEntry } from "../client/schemas";
+import type { VmEntry } from "../client";
 import type { PendingVm } from "./pending";
 
 export type Resolution =

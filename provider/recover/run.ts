@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { GoPveQemuClient } from "../client";
-import type { VmEntry } from "../client/schemas";
+import type { VmEntry } from "../client";
 import { defaultJournalDir, fileJournal } from "../lifecycle";
 import type { InstallJournal } from "../lifecycle";
 import { readStackRecord } from "./pending";

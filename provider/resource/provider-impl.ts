@@ -10,9 +10,8 @@ import "../node-version";
 // Then Node's compile cache, before the heavy modules below load.
 import "./compile-cache";
 import type * as pulumi from "@pulumi/pulumi";
-import { GoPveQemuClient } from "../client";
-import type { GoPveQemuApi } from "../client/api";
-import { shareWindowMs } from "../client/list-cache";
+import { GoPveQemuClient, shareWindowMs } from "../client";
+import type { GoPveQemuApi } from "../client";
 import * as lifecycle from "../lifecycle";
 import { providerCancelWatch } from "./cancel";
 import { engineReporter, flushEngineLog } from "./engine-log";
