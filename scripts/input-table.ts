@@ -11,14 +11,8 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { z } from "zod";
 import { SUPPORTED_VERSIONS } from "../provider/client/schemas";
-import {
-  INPUT_KEYS,
-  LIMITS,
-  PASSWORD_MIN,
-  SERVER_DEFAULTS,
-  VmInputsSchema,
-  defaultUser,
-} from "../provider/lifecycle/inputs";
+import { INPUT_KEYS, VmInputsSchema } from "../provider/lifecycle/inputs";
+import { LIMITS, PASSWORD_MIN, SERVER_DEFAULTS, defaultUser } from "../provider/lifecycle/input-rules";
 import type { DeclaredInputs } from "../provider/lifecycle/inputs";
 import { generatePassword } from "../provider/lifecycle/password";
 import { ROOT } from "./engine-env";

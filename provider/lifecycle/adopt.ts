@@ -9,7 +9,7 @@
 // are taken as declared: there are none before them to differ from).
 import { resolveConnection } from "./connection";
 import type { LifecycleContext } from "./context";
-import { CODES, LifecycleError } from "./errors";
+import { CODES, LifecycleError } from "./lifecycle-error";
 import type { VmInputs } from "./inputs";
 import { vmLabel } from "./labels";
 import type { CreateResult } from "./outcome";

@@ -9,18 +9,17 @@ import type { Os } from "../client";
 import { SUPPORTED_VERSIONS } from "../client";
 import { NO_ENDPOINT_HELP } from "./connection";
 import type { ConnectionDefaults } from "./connection";
-import { wasDerivedName } from "./derived-name";
+import { wasDerivedName } from "./vm-names";
 import {
   CREDENTIALS_HELP,
-  INPUT_KEYS,
   LIMITS,
-  VmInputsSchema,
   carriesCredentials,
   isHttpUrl,
   isUnknown,
   show,
   withoutCredentials,
-} from "./inputs";
+} from "./input-rules";
+import { INPUT_KEYS, VmInputsSchema } from "./inputs";
 import type { VmInputs } from "./inputs";
 import { withheldPasswordFailure, withheldPasswordInConfig, withholdPassword } from "./withheld-password";
 

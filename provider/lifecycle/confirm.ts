@@ -2,7 +2,7 @@
 // listed and runs, within confirmTimeoutMs: the list may lag), then record it.
 import type { InstallFacts } from "../client";
 import { timingOf } from "./context";
-import { CODES, LifecycleError } from "./errors";
+import { CODES, LifecycleError } from "./lifecycle-error";
 import { duration, vmLabel } from "./labels";
 import { observe, powerWord } from "./observe";
 import { failWithVm, finishCreate } from "./outcome";

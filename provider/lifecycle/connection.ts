@@ -3,7 +3,7 @@
 // resolved connection is stored in state, so refresh and delete keep talking
 // to the server the VM was created on even if the defaults change later.
 import { z } from "zod";
-import { LifecycleError } from "./errors";
+import { LifecycleError } from "./lifecycle-error";
 
 const ConnectionSettingsSchema = z.object({
   endpoint: z.string().optional(),

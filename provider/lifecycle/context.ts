@@ -4,7 +4,7 @@
 // Pulumi.
 import type { GoPveQemuApi, OpenBounds } from "../client";
 import { DEFAULT_OPEN_BOUNDS } from "../client";
-import { CODES, LifecycleError } from "./errors";
+import { CODES, LifecycleError } from "./lifecycle-error";
 import type { ConnectionDefaults, ResolvedConnection } from "./connection";
 import type { InstallJournal } from "./journal";
 

@@ -27,20 +27,19 @@ import { clockOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { adopt } from "./adopt";
 import { confirm } from "./confirm";
-import { derivedName } from "./derived-name";
-import { CODES, LifecycleError } from "./errors";
-import { settleFailure } from "./failure";
+import { derivedName, stackName } from "./vm-names";
+import { CODES, LifecycleError } from "./lifecycle-error";
+import { handleInstallFailure } from "./failure";
 import type { Attempt } from "./failure";
 import { beforeInstall, claimOf } from "./identity";
 import { installRequest, journalInstall, runInstall } from "./install-run";
 import { awaitPending, takeOver } from "./interrupted";
-import { LIMITS } from "./inputs";
+import { LIMITS } from "./input-rules";
 import type { VmInputs } from "./inputs";
 import { removeLeftovers, sweepLeftovers } from "./leftovers";
 import type { CreateResult, InstallJob } from "./outcome";
 import { generatePassword } from "./password";
 import { errorText, redactor, safeCause } from "./redact";
-import { stackName } from "./stack-name";
 import { acquireInstallSlot } from "./vmid-lock";
 
 export type { CreateResult } from "./outcome";
@@ -148,7 +147,7 @@ async function install(
   );
   await journalInstall(job);
   const run = await runInstall(job, ticket);
-  if (!run.ok) return await settleFailure(job, run.err, run.progress, before, ticket, attempt);
+  if (!run.ok) return await handleInstallFailure(job, run.err, run.progress, before, ticket, attempt);
   ticket.created();
   for (const w of run.success.warnings) {
     ctx.reporter.debug(`install recovered: ${w.step}: ${job.redact(w.message)}`);

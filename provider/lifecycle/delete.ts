@@ -8,7 +8,7 @@ import { HttpStatusError } from "../client";
 import { connectionSecrets, resolveConnection } from "./connection";
 import { timingOf } from "./context";
 import type { LifecycleContext } from "./context";
-import { LifecycleError } from "./errors";
+import { LifecycleError } from "./lifecycle-error";
 import { duration, vmLabel } from "./labels";
 import { observe, observeFor } from "./observe";
 import { isPowerRefusal, stopAndWait, waitGone } from "./power";

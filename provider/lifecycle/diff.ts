@@ -42,9 +42,9 @@
 //   or triggers on record): no version or password on record is no change,
 //   the user is the OS's default user, and the key and triggers are none.
 import { endpointKey } from "./connection";
-import { LifecycleError } from "./errors";
-import { derivedName } from "./derived-name";
-import { LIMITS, containsUnknown, isUnknown } from "./inputs";
+import { LifecycleError } from "./lifecycle-error";
+import { derivedName } from "./vm-names";
+import { LIMITS, containsUnknown, isUnknown } from "./input-rules";
 import type { ConnectionInput, VmInputs } from "./inputs";
 import { passwordMatches } from "./password";
 import { nameFromVmName, parseState } from "./state";

@@ -6,7 +6,7 @@
 // it, or remove it again) -> record. The follow ends as soon as the verdict
 // is known, and at the latest when the remaining steps could no longer take
 // longer (or at followTimeoutMs, if that is shorter): then an existing VM is
-// recorded as unconfirmed for the next refresh or up to settle.
+// recorded as unconfirmed for the next refresh or up to settled.
 //
 // When the stream broke before the server named the VMID (auto install), the
 // VM is recognised only by evidence that it is this install's (identity.ts):
@@ -18,13 +18,16 @@
 // server may still be about to create it with the VMID it picked.
 import type { VmEntry, InstallFacts, Phase } from "../client";
 import { clockOf, openBoundsOf, timingOf } from "./context";
-import { advance, decideLost, phaseShown, remember, sincePhase, sinceStart, stoppedGrace, timelineOf } from "./decide";
-import type { FollowMemory, LostInstall, Verdict } from "./decide";
-import { CODES, LifecycleError } from "./errors";
+import { advance, sincePhase, sinceStart, stoppedGrace, timelineOf } from "./timeline";
+import { decideLost, phaseShown, remember } from "./lost-rules";
+import type { FollowMemory, Verdict } from "./lost-rules";
+import type { LostInstall } from "./lost-install";
+import { CODES, LifecycleError } from "./lifecycle-error";
 import { duration, vmLabel } from "./labels";
-import { exists, lookOf } from "./look";
+import { exists } from "./look";
+import { lookAt } from "./look-at";
 import type { Look } from "./look";
-import { observe, powerWord } from "./observe";
+import { powerWord } from "./observe";
 import { failWithVm, finishCreate } from "./outcome";
 import type { CreateResult, InstallJob, Sighting } from "./outcome";
 import { poll } from "./poll";
@@ -119,20 +122,25 @@ class Watch {
   }
 
   private async look(): Promise<Look> {
-    const { client, ctx } = this.job;
+    const { client, ctx, redact } = this.job;
     try {
       if (this.vmid === undefined && !(await this.findVmid())) return { kind: "absent" };
-      const vmid = this.vmid!;
-      // Live power state each round: the reboot's stopped moment is short, and the list lags it.
-      const o = await observe(client, vmid, { vmName: realName(this.job.name, vmid), live: true }, ctx.signal);
-      this.entry = o.nameMatches ? o.entry : undefined;
-      const look = lookOf(o);
-      if (exists(look)) this.status = powerWord(o);
-      return look;
     } catch (err) {
       if (ctx.signal?.aborted) throw err;
-      return { kind: "unreadable", error: errorText(err, this.job.redact) };
+      return { kind: "unreadable", error: errorText(err, redact) };
     }
+    const vmid = this.vmid!;
+    // Live power state each round: the reboot's stopped moment is short, and the list lags it.
+    const expect = { vmName: realName(this.job.name, vmid), live: true };
+    const { look, observation: o } = await lookAt(client, vmid, expect, {
+      redact,
+      signal: ctx.signal,
+      passCancel: true,
+    });
+    if (o === undefined) return look;
+    this.entry = o.nameMatches ? o.entry : undefined;
+    if (exists(look)) this.status = powerWord(o);
+    return look;
   }
 
   /** An auto install whose VMID the stream never named: the one new VM that can only be this install's. */

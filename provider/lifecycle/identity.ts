@@ -16,9 +16,9 @@
 import type { VmEntry } from "../client";
 import type { JournalEntry } from "./journal";
 import type { InstallJob } from "./outcome";
-import { LIMITS } from "./inputs";
+import { LIMITS } from "./input-rules";
 import { vmLabel } from "./labels";
-import { readStackName } from "./stack-name";
+import { readStackName } from "./vm-names";
 import { realName } from "./state";
 
 /** What the create knows that can tell its own VMs from others'. */

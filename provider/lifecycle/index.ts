@@ -2,7 +2,7 @@
 // knows Pulumi: the glue in provider/resource adapts these to a dynamic
 // provider (and turns every PartialError into the engine's partial-state
 // errors).
-export { UNKNOWN } from "./inputs";
+export { UNKNOWN } from "./input-rules";
 export type { VmInputs } from "./inputs";
 export { check } from "./check";
 export { ServerChecks } from "./server-checks";
@@ -15,7 +15,8 @@ export { create } from "./create";
 export { read } from "./read";
 export { update } from "./update";
 export { remove } from "./delete";
-export { LifecycleError, PartialError } from "./errors";
+export { LifecycleError } from "./lifecycle-error";
+export { PartialError } from "./partial-error";
 export { DEFAULT_TIMING } from "./context";
 export type { Reporter, LifecycleContext, Timing } from "./context";
 export type { ResolvedConnection, ConnectionDefaults } from "./connection";

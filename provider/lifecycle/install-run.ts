@@ -5,8 +5,8 @@
 import type { InstallRequest, InstallFacts, InstallSuccess, OperationEvent, Phase } from "../client";
 import { STEP, phaseIndex, phaseOfEvent } from "../client";
 import { clockOf } from "./context";
-import type { Progress } from "./failure";
-import { SERVER_DEFAULTS } from "./inputs";
+import type { Progress } from "./classify-failure";
+import { SERVER_DEFAULTS } from "./input-rules";
 import type { InstallJob } from "./outcome";
 import { installProgress } from "./progress";
 import { dropUndefined } from "./state";

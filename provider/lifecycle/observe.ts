@@ -15,7 +15,7 @@
 // `status` per VM. A disabled VM (node "-") is not asked: the server refuses
 // to control it and lists no real values.
 import type { GoPveQemuApi, VmEntry } from "../client";
-import { CODES, LifecycleError } from "./errors";
+import { CODES, LifecycleError } from "./lifecycle-error";
 import { diskFromList, memoryFromList } from "./listing";
 import { errorText, safeCause } from "./redact";
 import type { Redactor } from "./redact";

@@ -3,12 +3,13 @@
 // plain error (destroyOnCreateFailure). Shared by create.ts (the confirmed
 // path and stream failures) and follow.ts (the followed path).
 import type { GoPveQemuApi, InstallRequest, VmEntry, InstallFacts } from "../client";
-import type { LostInstall } from "./decide";
+import type { LostInstall } from "./lost-install";
 import type { ResolvedConnection } from "./connection";
 import type { LifecycleContext } from "./context";
 import { destroyVm } from "./delete";
-import { CODES, LifecycleError, PartialCreateError } from "./errors";
-import { SERVER_DEFAULTS, defaultUser } from "./inputs";
+import { CODES, LifecycleError } from "./lifecycle-error";
+import { PartialCreateError } from "./partial-error";
+import { SERVER_DEFAULTS, defaultUser } from "./input-rules";
 import type { VmInputs } from "./inputs";
 import { vmLabel } from "./labels";
 import { diskFromList, memoryFromList } from "./listing";

@@ -10,10 +10,9 @@
 // - a cancellation (the context's signal) is never swallowed: it is rethrown
 //   at once, whatever the probe was doing;
 // - there is always at least one probe, even with a deadline of 0.
-import { clockOf } from "./context";
+import { clockOf, timingOf } from "./context";
 import type { Clock, LifecycleContext } from "./context";
-import { timingOf } from "./context";
-import { CODES, LifecycleError } from "./errors";
+import { CODES, LifecycleError } from "./lifecycle-error";
 
 export interface PollSpec<T> {
   /** One question to the server. Gets the context's signal. */

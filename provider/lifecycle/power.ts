@@ -16,7 +16,7 @@ import type { GoPveQemuApi } from "../client";
 import { HttpStatusError } from "../client";
 import { clockOf, timingOf } from "./context";
 import type { LifecycleContext } from "./context";
-import { CODES, LifecycleError } from "./errors";
+import { CODES, LifecycleError } from "./lifecycle-error";
 import { duration } from "./labels";
 import { STOPPED, observe, powerWord } from "./observe";
 import { poll, waitFor } from "./poll";

@@ -18,13 +18,13 @@
 import { OsSchema } from "../client";
 import { connectionSecrets, resolveConnection } from "./connection";
 import type { LifecycleContext } from "./context";
-import { LifecycleError } from "./errors";
+import { LifecycleError } from "./lifecycle-error";
 import type { VmInputs } from "./inputs";
 import { vmLabel } from "./labels";
 import { observeFor, observedFields } from "./observe";
 import type { Observation } from "./observe";
 import { redactor } from "./redact";
-import { settleInstall } from "./settle-install";
+import { settleUnconfirmed } from "./settle";
 import { dropUndefined, nameFromVmName, parseState, vmidFromId } from "./state";
 import type { Desired, VmState } from "./state";
 
@@ -79,7 +79,7 @@ export async function read(
     connection: conn,
   });
   reportDrift(prior, next, label, ctx);
-  const settled = settleInstall(next, seen, ctx, label);
+  const settled = settleUnconfirmed(next, seen, ctx, label);
   return settled === undefined ? undefined : { id: String(vmid), state: dropUndefined(settled) };
 }
 

@@ -16,7 +16,7 @@ import type { ConnectionDefaults, ResolvedConnection } from "./connection";
 import type { CheckFailure } from "./check";
 import type { Reporter } from "./context";
 import { beforeInstall } from "./identity";
-import { LIMITS, containsUnknown, isUnknown } from "./inputs";
+import { LIMITS, containsUnknown, isUnknown } from "./input-rules";
 import type { InstallJournal } from "./journal";
 import { vmLabel } from "./labels";
 import type { VmInputs } from "./inputs";

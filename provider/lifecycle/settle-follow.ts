@@ -8,9 +8,11 @@
 import type { GoPveQemuApi } from "../client";
 import { clockOf, openBoundsOf, timingOf } from "./context";
 import type { LifecycleContext } from "./context";
-import { advance, decideLost, phaseShown, remember, stoppedGrace } from "./decide";
-import type { FollowMemory, LostInstall, Verdict } from "./decide";
-import { LifecycleError } from "./errors";
+import { advance, stoppedGrace } from "./timeline";
+import { decideLost, phaseShown, remember } from "./lost-rules";
+import type { FollowMemory, Verdict } from "./lost-rules";
+import type { LostInstall } from "./lost-install";
+import { LifecycleError } from "./lifecycle-error";
 import { duration } from "./labels";
 import { exists, lookOf } from "./look";
 import type { Look } from "./look";

@@ -1,40 +1,38 @@
-// Settling an install recorded as unconfirmed (installState "unconfirmed":
-// its stream was lost and its outcome was not known in time), from one
-// observation now, for read (refresh) and update (the next up). The rules are
-// decide.ts's `settle`, given the observation as a Look (look.ts); this maps
-// the verdict to the state:
-// - done: the server can no longer remove the VM and it runs -> installed;
-// - failed-left: everything is over and the VM stays stopped -> a failed install (kept);
-// - gone: the server removed it, or never made it -> drop from state;
-// - unconfirmed: not known yet -> unchanged (the next refresh or up asks again).
-import { settle } from "./decide";
+// Settling an install recorded as unconfirmed (its stream was lost and its
+// outcome was not known in time), from one look now, for refresh and for the
+// next up. Without a history of looks, a stopped VM counts as failed only
+// once the whole timeline is over. A disabled VM lists no real values, so it
+// is no evidence: the install stays unconfirmed.
+import { clockOf } from "./context";
+import type { LifecycleContext } from "./context";
 import { lookOf } from "./look";
+import { settled } from "./lost-rules";
 import type { Observation } from "./observe";
 import type { VmState } from "./state";
 
-export type Settled =
-  { kind: "done" | "failed-left" | "unconfirmed"; state: VmState; why: string } | { kind: "gone"; why: string };
-
-/** `state` is unconfirmed (installState "unconfirmed" with installLost); others are returned as they are. */
-export function settleState(state: VmState, o: Observation, now: number): Settled {
-  const lost = state.installLost;
-  if (state.installState !== "unconfirmed" || lost === undefined) {
-    return { kind: "done", state, why: "the install was not unconfirmed" };
-  }
-  const v = settle(lost, lookOf(o), now);
-  const { installState: _s, installLost: _l, ...rest } = state;
-  switch (v.kind) {
+/** The state after this look settled its install, said to the user; undefined when the server removed the VM. */
+export function settleUnconfirmed(
+  state: VmState,
+  seen: Observation,
+  ctx: LifecycleContext,
+  label: string,
+): VmState | undefined {
+  if (state.installState !== "unconfirmed" || seen.disabled) return state;
+  const result = settled(state, lookOf(seen), clockOf(ctx).now());
+  switch (result.kind) {
     case "gone":
-      return { kind: "gone", why: v.why };
+      ctx.reporter.info(`VM ${label}: its install is settled as failed and the VM is gone (${result.why})`);
+      return undefined;
     case "done":
-      return { kind: "done", state: { ...rest, installComplete: true, installProblem: undefined }, why: v.why };
+      ctx.reporter.info(`VM ${label}: its install is settled as complete (${result.why})`);
+      return result.state;
     case "failed-left":
-      return { kind: "failed-left", state: { ...rest, installComplete: false, installProblem: v.why }, why: v.why };
-    default:
-      return {
-        kind: "unconfirmed",
-        state: { ...state, installLost: { ...lost, seen: lost.seen || o.listed } },
-        why: v.why,
-      };
+      ctx.reporter.warn(
+        `VM ${label}: its install is settled as failed (${result.why}); \`pulumi up --replace\` reinstalls it`,
+      );
+      return result.state;
+    case "unconfirmed":
+      ctx.reporter.info(`VM ${label}: its install is still unconfirmed (${result.why})`);
+      return result.state;
   }
 }

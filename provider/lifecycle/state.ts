@@ -5,8 +5,8 @@
 // so a state written by an earlier version still refreshes and deletes.
 import { z } from "zod";
 import { ResolvedConnectionSchema } from "./connection";
-import { InstallStateSchema, LostInstallSchema } from "./decide";
-import { LifecycleError } from "./errors";
+import { InstallStateSchema, LostInstallSchema } from "./lost-install";
+import { LifecycleError } from "./lifecycle-error";
 import type { VmInputs } from "./inputs";
 
 /** `schema`, or undefined when the value is missing or does not fit. */
@@ -78,7 +78,7 @@ const VmStateSchema = z.object({
   installComplete: lenient(z.boolean()),
   /** Why the install did not finish, for the next update's warning. */
   installProblem: lenient(z.string()),
-  /** "unconfirmed": the install's stream was lost and its outcome was not known yet when recorded (settle() in decide.ts). */
+  /** "unconfirmed": the install's stream was lost and its outcome was not known yet when recorded (settled() in decide.ts). */
   installState: lenient(InstallStateSchema),
   /** For an unconfirmed install: the step and time the stream was lost, and until when the server may still create or remove the VM. */
   installLost: lenient(LostInstallSchema),

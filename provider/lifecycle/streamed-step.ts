@@ -11,11 +11,10 @@ import { timingOf } from "./context";
 import type { LifecycleContext } from "./context";
 import { boundMs, decideOperation, isLost } from "./decide-operation";
 import type { OperationVerdict, StreamReport, StreamedKind } from "./decide-operation";
-import { LifecycleError } from "./errors";
+import { LifecycleError } from "./lifecycle-error";
 import { LOSS_TEXT, duration } from "./labels";
-import { lookOf } from "./look";
+import { lookAt } from "./look-at";
 import type { Look } from "./look";
-import { observe } from "./observe";
 import { poll } from "./poll";
 import type { PollRound } from "./poll";
 import { PROGRESS_EVERY_MS } from "./power";
@@ -124,14 +123,14 @@ async function watch(t: StepTarget, report: StreamReport): Promise<OperationVerd
   // A lost reboot is seen in its stopped moment only: read the live power state, and remember the stop.
   const live = report.kind === "reboot" && report.ended === "lost" && !report.powerStepDone;
   const look = async (signal?: AbortSignal): Promise<Look> => {
-    try {
-      const seen = lookOf(await observe(t.client, t.vmid, { vmName: t.vmName, live }, signal));
-      if (seen.kind === "present" && seen.running === false) report.stoppedSeen = true;
-      return seen;
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      return { kind: "unreadable", error: errorText(err, t.redact) };
-    }
+    const { look: seen } = await lookAt(
+      t.client,
+      t.vmid,
+      { vmName: t.vmName, live },
+      { redact: t.redact, signal, passCancel: true },
+    );
+    if (seen.kind === "present" && seen.running === false) report.stoppedSeen = true;
+    return seen;
   };
   const result = await poll(t.ctx, {
     probe: look,

@@ -3,7 +3,7 @@
 // and plan both compare these targets with the VM's real values, so an
 // omitted input equals the default that was applied, and a request above a
 // known limit equals the limit (no endless diff after clamping).
-import { SERVER_DEFAULTS, defaultUser } from "./inputs";
+import { SERVER_DEFAULTS, defaultUser } from "./input-rules";
 import type { VmState } from "./state";
 
 type Sized = "cpu" | "memoryMb" | "diskGb";

@@ -17,7 +17,7 @@
 //
 // Waiters are served in arrival order. Other clients of the same server are
 // out of reach here; create retries once when it loses the race to one.
-import { LifecycleError } from "./errors";
+import { LifecycleError } from "./lifecycle-error";
 
 interface Waiter {
   pinned?: number;

@@ -5,7 +5,7 @@
 // written anywhere. A hash already in state is kept while the password still
 // matches it, so that an unchanged password is no change (a fresh salt would
 // make every preview a replace).
-import { isUnknown, UNKNOWN } from "./inputs";
+import { isUnknown, UNKNOWN } from "./input-rules";
 import { hashPassword, passwordMatches } from "./password";
 
 type Inputs = Record<string, unknown>;

@@ -4,7 +4,7 @@
 // milliseconds of wall time and the order of events is fully determined
 // (timers due at the same moment fire in the order they were set).
 import type { Clock } from "../../provider/lifecycle/context";
-import { CODES, LifecycleError } from "../../provider/lifecycle/errors";
+import { CODES, LifecycleError } from "../../provider/lifecycle/lifecycle-error";
 
 interface Timer {
   at: number;

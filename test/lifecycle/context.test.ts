@@ -1,7 +1,6 @@
-import { resolveConnection } from "../../provider/lifecycle/connection";
+import { resolveConnection, endpointKey } from "../../provider/lifecycle/connection";
 import { parseState } from "../../provider/lifecycle/state";
-import { LifecycleError } from "../../provider/lifecycle/errors";
-import { endpointKey } from "../../provider/lifecycle/connection";
+import { LifecycleError } from "../../provider/lifecycle/lifecycle-error";
 import { redactor, safeCause } from "../../provider/lifecycle/redact";
 import { generatePassword } from "../../provider/lifecycle/password";
 import { installProgress } from "../../provider/lifecycle/progress";

@@ -2,7 +2,8 @@
 // (progress, facts, confirmation), clamping, power state, and the failures
 // that leave nothing behind.
 import { DEFAULT_TIMING, create, diff, update, PartialError } from "../../provider/lifecycle";
-import { CODES, LifecycleError, PartialCreateError } from "../../provider/lifecycle/errors";
+import { CODES, LifecycleError } from "../../provider/lifecycle/lifecycle-error";
+import { PartialCreateError } from "../../provider/lifecycle/partial-error";
 import type { LifecycleContext } from "../../provider/lifecycle";
 import { SPEED, messages, startHarness } from "./harness";
 import type { Harness } from "./harness";

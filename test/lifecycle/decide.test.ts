@@ -1,20 +1,15 @@
-// The install's decision table, row by row (decide.ts): what a failed install
-// call ends in, how a lost stream is followed, and how read/update settle an
+// The install's decision tables, row by row: what a failed install call ends
+// in, how a lost stream is followed, and how read/update settle an
 // unconfirmed install later. Pure functions: no server, no clock.
 import { DEFAULT_OPEN_BOUNDS, phaseBounds, phaseOfEvent } from "../../provider/client/stream/wire";
-import {
-  advance,
-  decideFailure,
-  decideLost,
-  phaseShown,
-  remember,
-  settle,
-  timelineOf,
-} from "../../provider/lifecycle/decide";
-import type { Failure, FailureFacts, FollowMemory } from "../../provider/lifecycle/decide";
+import { advance, timelineOf } from "../../provider/lifecycle/timeline";
+import { decideFailure } from "../../provider/lifecycle/failure-rules";
+import { decideLost, phaseShown, remember, settled } from "../../provider/lifecycle/lost-rules";
+import type { Failure, FailureFacts } from "../../provider/lifecycle/failure-rules";
+import type { FollowMemory } from "../../provider/lifecycle/lost-rules";
+import { lookOf } from "../../provider/lifecycle/look";
 import type { Look } from "../../provider/lifecycle/look";
 import type { Observation } from "../../provider/lifecycle/observe";
-import { settleState } from "../../provider/lifecycle/settle";
 
 const OPEN = DEFAULT_OPEN_BOUNDS;
 const B = phaseBounds(OPEN);
@@ -374,11 +369,11 @@ describe("settle: the next refresh or up decides an unconfirmed install", () => 
     ["the server cannot say", { kind: "unreadable", error: "x" }, t.settleBy, "unconfirmed"],
     ["another VM holds the VMID", { kind: "other", name: "x" }, 1, "gone"],
   ])("%s -> %s", (_l, seen, now, want) => {
-    expect(settle(t, seen, now).kind).toBe(want);
+    expect(settled({ vmid: 150, installState: "unconfirmed", installLost: t }, seen, now).kind).toBe(want);
   });
 });
 
-describe("settleState: the state after settling (for read and update)", () => {
+describe("settled: the state after settling (for read and update)", () => {
   const lost = {
     ...timelineOf({ step: "VM initialization > SSH initialization", phase: "sshInit", lostAt: 0 }, OPEN, false),
     seen: true,
@@ -402,7 +397,7 @@ describe("settleState: the state after settling (for read and update)", () => {
   });
 
   test("done: installed, the unconfirmed fields gone", () => {
-    const r = settleState(state, o({}), lost.undoBy);
+    const r = settled(state, lookOf(o({})), lost.undoBy);
     expect(r.kind).toBe("done");
     expect(r.kind !== "gone" && r.state).toEqual({
       vmid: 150,
@@ -413,10 +408,10 @@ describe("settleState: the state after settling (for read and update)", () => {
   });
 
   test("gone, still unknown, failed and left", () => {
-    expect(settleState(state, o({ listed: false, entry: undefined }), 1).kind).toBe("gone");
-    const r = settleState(state, o({}), 1);
+    expect(settled(state, lookOf(o({ listed: false, entry: undefined })), 1).kind).toBe("gone");
+    const r = settled(state, lookOf(o({})), 1);
     expect(r).toMatchObject({ kind: "unconfirmed", state: { installState: "unconfirmed" } });
-    expect(settleState(state, o({ running: false }), lost.settleBy)).toMatchObject({
+    expect(settled(state, lookOf(o({ running: false })), lost.settleBy)).toMatchObject({
       kind: "failed-left",
       state: { installComplete: false },
     });

@@ -3,12 +3,11 @@
 // the URN (kept, never evidence), how the list before an install is read
 // (identity.ts), and why a replace of such a resource deletes first.
 import { check, diff } from "../../provider/lifecycle";
-import { derivedName } from "../../provider/lifecycle/derived-name";
+import { derivedName, readStackName, stackName } from "../../provider/lifecycle/vm-names";
 import type { VmEntry } from "../../provider/client/schemas";
 import { beforeInstall, ownVms } from "../../provider/lifecycle/identity";
 import type { Claim } from "../../provider/lifecycle/identity";
-import { LIMITS } from "../../provider/lifecycle/inputs";
-import { readStackName, stackName } from "../../provider/lifecycle/stack-name";
+import { LIMITS } from "../../provider/lifecycle/input-rules";
 import { ENDPOINT, inputs, stateOf } from "./fixtures";
 
 const URN = "urn:pulumi:dev::fleet::pulumi-nodejs:dynamic/goPveQemu:Vm::web";

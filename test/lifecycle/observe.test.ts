@@ -1,7 +1,7 @@
 // observe and its one mapping to state, against the in-memory server: the
 // node-local `status` of a real cluster, disabled and reused VMIDs, the
 // list's GiB truncation.
-import { LifecycleError } from "../../provider/lifecycle/errors";
+import { LifecycleError } from "../../provider/lifecycle/lifecycle-error";
 import { observe, observeFor, observedFields, powerWord } from "../../provider/lifecycle/observe";
 import type { GoPveQemuApi } from "../../provider/client/api";
 import { HttpStatusError } from "../../provider/client/errors";

@@ -1,10 +1,9 @@
 // update on a virtual clock against the in-memory server, with the default
 // timing unless a case says otherwise: the real server's blocking shutdown,
 // lost streams settled by watching the VM, node-local status, cancellation.
-import { update } from "../../provider/lifecycle";
-import { PartialUpdateError } from "../../provider/lifecycle/errors";
+import { update, DEFAULT_TIMING } from "../../provider/lifecycle";
+import { PartialUpdateError } from "../../provider/lifecycle/partial-error";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
-import { DEFAULT_TIMING } from "../../provider/lifecycle";
 import { duration } from "../../provider/lifecycle/labels";
 import { setup } from "./fake-setup";
 import type { Setup } from "./fake-setup";
