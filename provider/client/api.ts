@@ -36,7 +36,7 @@ export interface ConnectionOptions {
    * Concurrent `list` calls share one request, and a list that started at most
    * this long ago (with no write to the server since) serves later calls too;
    * a call that cannot share the request in flight waits for it and shares
-   * the next (list-cache.ts). Keep it well below any poll interval. Default 0:
+   * the next. Keep it well below any poll interval. Default 0:
    * every call makes its own request at once.
    */
   listShareMs?: number;

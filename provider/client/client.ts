@@ -1,7 +1,7 @@
-// GoPveQemuClient: one typed method per go-pve-qemu endpoint. Plain calls go
-// through http.ts; the four streamed operations (install, start, reboot,
-// set/node) through operation.ts and the operation reader, which decides from
-// the whole stream whether they succeeded (HTTP 200 alone says nothing).
+// GoPveQemuClient: one typed method per go-pve-qemu endpoint. Plain calls are
+// sent and read whole; the four streamed operations (install, start, reboot,
+// set/node) go to the operation reader, which decides from the whole stream
+// whether they succeeded (HTTP 200 alone says nothing).
 import { z } from "zod";
 import type {
   ConnectionOptions,
@@ -12,7 +12,7 @@ import type {
   RequestOptions,
   StreamOptions,
 } from "./api";
-import { openConnection, type Connection } from "./connection";
+import { openConnection, type Connection } from "./pool";
 import { CancelledError, ResponseShapeError, type ErrorContext } from "./errors";
 import { ListCache, serverWrites, type ServerWrites } from "./list-cache";
 import { label, requestPlain, serverWords, type Method, type PlainAnswer } from "./http";

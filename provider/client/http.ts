@@ -1,8 +1,8 @@
 // Sending one request over the pool, and turning what can go wrong on the way
 // into the client's typed errors. Plain (non-streamed) answers are read whole
-// here; streamed answers are handed to the operation reader by client.ts.
+// here; streamed answers are handed on to the operation reader.
 import type { Dispatcher } from "undici";
-import type { Connection } from "./connection";
+import type { Connection } from "./pool";
 import { CancelledError, ConnectionError, HttpStatusError, type AnswerBody, type ErrorContext } from "./errors";
 import { ErrorBodySchema, RefusalBodySchema } from "./schemas";
 

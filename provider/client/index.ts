@@ -1,6 +1,6 @@
 // The client layer's public surface, and its only door: everything the
-// lifecycle and the other rooms may use of the client. It knows nothing of
-// Pulumi.
+// lifecycle and the rest of the provider may use of the client. It knows
+// nothing of Pulumi.
 export { GoPveQemuClient } from "./client";
 export type { GoPveQemuApi } from "./api";
 export { shareWindowMs } from "./list-cache";

@@ -23,7 +23,8 @@
 //   time instead of N. A read that must not wait (`immediate`: one made
 //   while holding the install lock, which serialises installs) starts the
 //   waiting request at once, or a new one.
-// - A list with a per-call timeout is a request of its own (client.ts).
+// - A list with a per-call timeout is a request of its own: the client never
+//   brings it here.
 // - `fresh: true` asks for a new request (which later reads may then share).
 // - A window of 0 shares nothing: every call makes its own request.
 // - A caller's abort signal ends that caller's read only (with the error the

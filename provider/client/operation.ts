@@ -4,7 +4,7 @@
 // way to close the socket at once.
 import type { Dispatcher } from "undici";
 import type { InstallOptions } from "./api";
-import type { Connection } from "./connection";
+import type { Connection } from "./pool";
 import { HttpStatusError, OperationFailedError, ResponseShapeError, type ErrorContext } from "./errors";
 import { bodyKind, contentType, requestHeaders, serverWords, transportError } from "./http";
 import { Watchdog, type StopCause } from "./stream/liveness";

@@ -108,8 +108,7 @@ export type StepEvent = z.infer<typeof StepEventSchema>;
 export const BareMessageSchema = z.object({ message: z.string() }).strict();
 
 /**
- * An output frame of SSE services that stream command output (`event: stdout` / `event: stderr`, the
- * `seed002-*` fixtures):
+ * An output frame of SSE services that stream command output (`event: stdout` / `event: stderr`):
  * {"encoding":"base64"|"ascii","value":"..."}; other keys (spid, ...) are allowed.
  */
 export const OutputChunkSchema = z.object({

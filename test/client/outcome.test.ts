@@ -1,6 +1,7 @@
 // The per-operation decision: success needs close, no error, no bare message and
 // the completion mark; otherwise the strongest evidence names the failure shape.
-import { OperationOutcome, type Outcome, type StreamEnd } from "../../provider/client/stream/outcome";
+import { OperationOutcome } from "../../provider/client/stream/outcome";
+import type { Outcome, StreamEnd } from "../../provider/client/stream/verdict";
 import type { StepEvent } from "../../provider/client/schemas";
 import type { InstallFacts, OperationEvent, OperationKind } from "../../provider/client/stream/types";
 

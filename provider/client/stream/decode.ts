@@ -66,7 +66,7 @@ function stepEvent(ev: StepOperationEvent, id: string | undefined): StepOperatio
 }
 
 function decodeNamed(name: string, frame: Frame): OperationEvent {
-  // Output-streaming services (the `seed002-*` fixtures): stdout/stderr frames carry {"encoding":"base64"|"ascii","value":".."}.
+  // Services that stream command output: stdout/stderr frames carry {"encoding":"base64"|"ascii","value":".."}.
   if (name === "stdout" || name === "stderr") {
     const text = outputText(frame.data);
     if (text !== undefined) {

@@ -1,5 +1,5 @@
-// Duplicate suppression by event id (the `seed002-*` and `seed004-*` fixtures: a replay after a
-// reconnect, or a relay that delivers twice, repeats frames with the same id).
+// Duplicate suppression by event id (SSE services that send ids: a replay after a reconnect,
+// or a relay that delivers twice, repeats frames with the same id).
 // go-pve-qemu sends no ids, so this costs nothing there. The window is bounded:
 // duplicates come from recent replays, and an endless stream must not grow it.
 

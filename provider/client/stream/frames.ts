@@ -71,7 +71,7 @@ export class FrameReader {
 
   /**
    * End of input. A trailing frame without its blank line is incomplete and, as the SSE
-   * spec says, not dispatched: the connection broke inside it (the cursor semantics of the `seed002-*` fixtures).
+   * spec says, not dispatched: the connection broke inside it (so its id never becomes the resume cursor).
    */
   end(): void {
     if (this.overflowed) return;

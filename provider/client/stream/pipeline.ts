@@ -2,12 +2,13 @@
 //   bytes -> FrameReader (UTF-8 + eventsource-parser) -> id dedup -> decodeFrame
 //         -> OperationOutcome (+ install facts, tail) -> caller's onEvent
 // No timers and no I/O here, so it can be fed a recorded stream split at any
-// byte offset; reader.ts adds the network, timeouts and cancellation.
+// byte offset; the reader adds the network, timeouts and cancellation.
 import { IdWindow } from "./dedup";
 import { decodeFrame } from "./decode";
 import { FrameReader, type Frame } from "./frames";
-import { OperationOutcome, type Outcome, type OutcomeOptions, type StreamEnd } from "./outcome";
+import { OperationOutcome, type OutcomeOptions } from "./outcome";
 import type { OperationEvent, OperationKind } from "./types";
+import type { Outcome, StreamEnd } from "./verdict";
 
 export interface PipelineOptions extends OutcomeOptions {
   onEvent?: (event: OperationEvent) => void;
@@ -93,7 +94,7 @@ export class OperationPipeline {
     if (this.outcome.closed) return; // the operation is over; later frames change nothing
     this.outcome.observe(ev);
     this.onEvent?.(ev);
-    // As for the service of the `seed002-*` fixtures: an id counts only once its frame is fully processed.
+    // As for SSE services that resume from an id: an id counts only once its frame is fully processed.
     if (ev.id !== undefined) this.outcome.lastEventId = ev.id;
   }
 }

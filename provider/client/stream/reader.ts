@@ -1,13 +1,13 @@
 // The operation reader: a response body (async iterable of bytes) in, the
 // operation's success out, or an OperationFailedError naming the failure shape.
-// pipeline.ts does the decoding; this file owns the waiting: idle and overall
+// The pipeline does the decoding; the reader owns the waiting: idle and overall
 // limits, the caller's AbortSignal, and closing the connection at once when any
 // of them fires (the server keeps working either way; see the wire doc).
 import { OperationFailedError, type ErrorContext } from "../errors";
 import { Watchdog, type StopCause, type WatchdogClock } from "./liveness";
-import type { OutcomeFailure, StreamEnd } from "./outcome";
 import { OperationPipeline, type PipelineOptions } from "./pipeline";
 import type { InstallSuccess, OperationKind, OperationSuccess } from "./types";
+import type { OutcomeFailure, StreamEnd } from "./verdict";
 
 export interface ByteSource {
   body: AsyncIterable<Uint8Array>;

@@ -1,8 +1,9 @@
 // What the go-pve-qemu server's code does, written down once (read from
-// pardnchiu/go-pve-qemu at 607f444, internal/service/install.go, createVM.go,
-// assignIP.go, osImage.go, pubkey.go): the install's step names, the messages
-// that carry facts, the one error the server recovers from, what each part of
-// the install leaves behind when it fails, and how long each part can take.
+// pardnchiu/go-pve-qemu at 607f444, its install service in internal/service:
+// the install itself, VM creation, IP assignment, OS images and the SSH public
+// key): the install's step names, the messages that carry facts, the one error
+// the server recovers from, what each part of the install leaves behind when
+// it fails, and how long each part can take.
 // The stream reader, the fact tracker and the lifecycle's progress lines and
 // decisions all import it from here.
 

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { OperationPipeline, type PipelineOptions } from "../../../provider/client/stream/pipeline";
-import type { Outcome, StreamEnd } from "../../../provider/client/stream/outcome";
+import type { Outcome, StreamEnd } from "../../../provider/client/stream/verdict";
 import type { InstallFacts, OperationEvent, OperationKind } from "../../../provider/client/stream/types";
 
 const FIXTURE_DIR = join(__dirname, "..", "..", "fixtures", "streams");
