@@ -1,9 +1,10 @@
-// The command line of `discover`, parsed by Node's own parseArgs and checked
-// here, each problem naming its flag. Exit code 2 means the command line was
-// wrong (nothing was asked of the server); 1, that discover itself failed.
+// The command line of `discover`, checked before anything is asked of the
+// server, each problem naming its flag so that the user knows what to fix.
+// Exit code 2 means the command line was wrong; 1, that discover itself
+// failed.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parseArgs } from "node:util";
+import { UsageError, parseFlags } from "./parse-flags";
 
 export const DISCOVER_USAGE = `usage: go-pve-qemu-pulumi discover --endpoint URL [--exclude-stack-export FILE]... [--out FILE] [--force]
 
@@ -20,10 +21,6 @@ adopt: true (its first \`pulumi up\` records them and changes nothing on the ser
   --timeout-ms N                longest wait for each answer of the server (default 30000)
   --help                        this text`;
 
-export class UsageError extends Error {
-  readonly exitCode = 2;
-}
-
 export interface DiscoverCommand {
   endpoint: string;
   token?: string;
@@ -35,24 +32,18 @@ export interface DiscoverCommand {
 }
 
 export function parseDiscover(argv: string[], env: NodeJS.ProcessEnv): DiscoverCommand {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        endpoint: { type: "string" },
-        "exclude-stack-export": { type: "string", multiple: true },
-        out: { type: "string" },
-        force: { type: "boolean" },
-        "timeout-ms": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n\n${DISCOVER_USAGE}`);
-  }
+  const values = parseFlags(
+    argv,
+    {
+      endpoint: { type: "string" },
+      "exclude-stack-export": { type: "string", multiple: true },
+      out: { type: "string" },
+      force: { type: "boolean" },
+      "timeout-ms": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    DISCOVER_USAGE,
+  );
   const out = values.out ?? "adopted.ts";
   const command: DiscoverCommand = {
     endpoint: (values.endpoint ?? env.GO_PVE_QEMU_ENDPOINT ?? "").trim(),

@@ -5,7 +5,8 @@
 import * as fs from "node:fs";
 import { discover, DiscoverOptionError } from "../discover";
 import type { DiscoverOption } from "../discover";
-import { DISCOVER_USAGE, UsageError, parseDiscover } from "./args";
+import { DISCOVER_USAGE, parseDiscover } from "./args";
+import { UsageError } from "./parse-flags";
 import { RECOVER_USAGE, parseRecover } from "./recover-args";
 
 const USAGE = `usage: go-pve-qemu-pulumi <command>
@@ -21,8 +22,8 @@ const FLAG: Record<DiscoverOption, string> = {
 };
 
 /**
- * Runs one command line and sets process.exitCode. index.ts loads it with
- * require() once the Node.js check passed, so no import names it.
+ * Runs one command line and sets process.exitCode. The bin's entry loads it
+ * with require() once the Node.js check passed, so no import names it.
  * @public
  */
 export async function main(argv: string[]): Promise<void> {

@@ -1,7 +1,6 @@
-// The command line of `recover`, parsed by Node's own parseArgs and checked
-// here, each problem naming its flag.
-import { parseArgs } from "node:util";
-import { UsageError } from "./args";
+// The command line of `recover`, checked before the stack is touched, each
+// problem naming its flag so that the user knows what to fix.
+import { UsageError, parseFlags } from "./parse-flags";
 
 export const RECOVER_USAGE = `usage: go-pve-qemu-pulumi recover [--stack NAME] [--cwd DIR] [--adopt URN=VMID]... [--discard URN]... [--after]
 
@@ -28,24 +27,18 @@ export interface RecoverCommand {
 }
 
 export function parseRecover(argv: string[]): RecoverCommand {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        stack: { type: "string" },
-        cwd: { type: "string" },
-        adopt: { type: "string", multiple: true },
-        discard: { type: "string", multiple: true },
-        after: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n\n${RECOVER_USAGE}`);
-  }
+  const values = parseFlags(
+    argv,
+    {
+      stack: { type: "string" },
+      cwd: { type: "string" },
+      adopt: { type: "string", multiple: true },
+      discard: { type: "string", multiple: true },
+      after: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    RECOVER_USAGE,
+  );
   const adopt: Record<string, number> = {};
   for (const pair of values.adopt ?? []) {
     const m = /^(urn:pulumi:.+)=(\d+)$/.exec(pair);

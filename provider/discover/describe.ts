@@ -18,7 +18,7 @@ import { SUPPORTED_VERSIONS } from "../client";
 import type { VmEntry } from "../client";
 import { check, read } from "../lifecycle";
 import type { LifecycleContext } from "../lifecycle";
-import type { AdoptArgs } from "./types";
+import type { AdoptArgs } from "./discovery";
 
 interface Described {
   vmid: number;

@@ -7,7 +7,7 @@
 // another stack manages would let two stacks destroy the same VM.
 import * as fs from "node:fs";
 import { z } from "zod";
-import { DiscoverOptionError } from "./errors";
+import { DiscoverOptionError } from "./discover-option-error";
 
 /** The Vm resource's type token in state. */
 const VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";

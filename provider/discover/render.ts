@@ -3,7 +3,7 @@
 // reasons, and a header that says what the server could not tell. The text
 // depends on the server's VMs alone (no date, VMs by VMID), so running
 // discover again writes the same file for the same server.
-import type { AdoptArgs, SkippedVm } from "./types";
+import type { AdoptArgs, SkippedVm } from "./discovery";
 
 interface Declaration {
   resourceName: string;

@@ -1,7 +1,7 @@
 // What discover found, as lines for a person: one line per VM (adopted, with
 // what its declaration says only approximately; or left out, and why), then
 // the counts.
-import type { AdoptedVm, Discovery, SkippedVm } from "./types";
+import type { AdoptedVm, Discovery, SkippedVm } from "./discovery";
 
 export function reportLines(d: Omit<Discovery, "report" | "program">, listed: number): string[] {
   const lines = [`the go-pve-qemu server at ${d.endpoint} lists ${listed} VM${listed === 1 ? "" : "s"}`];

@@ -2,6 +2,6 @@
 // `pulumi up` began), resolved on evidence before the next `up`, and cleared
 // once it recorded them. Used by the command line (`go-pve-qemu-pulumi
 // recover`), the GitOps pipeline and Automation API scripts.
-export { clearResolvedPendingCreates, recoverPendingCreates, upWithRecovery } from "./run";
-export type { RecoverOptions, RecoverReport } from "./run";
-export type { Resolution } from "./plan";
+export { clearResolvedPendingCreates, recoverPendingCreates, upWithRecovery } from "./recover-run";
+export type { RecoverOptions, RecoverReport } from "./recover-run";
+export type { Resolution } from "./recover-plan";

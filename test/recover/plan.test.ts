@@ -1,10 +1,10 @@
 // The decisions of recovery, row by row: a pending create of a Vm resolved on
-// evidence alone (plan.ts), and what is read from an exported deployment
-// (pending.ts).
+// evidence alone (planRecovery), and what is read from an exported deployment
+// (readStackRecord).
 import type { VmEntry } from "../../provider/client/schemas";
 import { readStackRecord } from "../../provider/recover/pending";
 import type { PendingVm } from "../../provider/recover/pending";
-import { planRecovery } from "../../provider/recover/plan";
+import { planRecovery } from "../../provider/recover/recover-plan";
 
 const URN = "urn:pulumi:dev::fleet::pulumi-nodejs:dynamic/goPveQemu:Vm::i3";
 const vm = (vmid: number, name: string): VmEntry => ({

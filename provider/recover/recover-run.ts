@@ -3,9 +3,9 @@
 // `pulumi` (the same the pipeline runs). Pulumi's own way to finish a pending
 // create, `pulumi refresh --import-pending-creates`, turns it into a pending
 // import that the engine then drops (v3.276), so the resource never reaches
-// state; this does what that means to do, on evidence (plan.ts): the VM the
-// create began is written into this machine's install journal, and the `up`
-// that follows takes it over as its own interrupted create.
+// state; this does what that means to do, on evidence (planRecovery): the VM
+// the create began is written into this machine's install journal, and the
+// `up` that follows takes it over as its own interrupted create.
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -18,8 +18,8 @@ import { defaultJournalDir, fileJournal } from "../lifecycle";
 import type { InstallJournal } from "../lifecycle";
 import { readStackRecord } from "./pending";
 import type { PendingVm } from "./pending";
-import { planRecovery } from "./plan";
-import type { Resolution } from "./plan";
+import { planRecovery } from "./recover-plan";
+import type { Resolution } from "./recover-plan";
 
 const run = promisify(execFile);
 

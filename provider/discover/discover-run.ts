@@ -1,6 +1,7 @@
 // discover: the server's VMs that the given stacks do not hold, declared as
-// `Vm`s with `adopt: true`. It reads the list once, reads each VM as adopt
-// will (describe.ts), and writes nothing to the server (read-only.ts).
+// `Vm`s with `adopt: true`. It reads the list once, so that every VM is
+// described as of the same moment, reads each VM as adopt will (describeVm),
+// and writes nothing to the server (readOnlyClient).
 import { GoPveQemuClient } from "../client";
 import type { VmEntry } from "../client";
 import { listServer } from "../cluster";
@@ -8,14 +9,14 @@ import { endpointKey } from "../lifecycle";
 import type { LifecycleContext, ResolvedConnection } from "../lifecycle";
 import { describeVm } from "./describe";
 import type { Description } from "./describe";
-import { DiscoverOptionError } from "./errors";
+import { DiscoverOptionError } from "./discover-option-error";
 import { heldVms } from "./exports";
 import type { HeldVm } from "./exports";
 import { resourceNames } from "./names";
 import { readOnlyClient } from "./read-only";
 import { renderProgram } from "./render";
 import { reportLines } from "./report";
-import type { AdoptedVm, DiscoverOptions, Discovery, SkippedVm } from "./types";
+import type { AdoptedVm, DiscoverOptions, Discovery, SkippedVm } from "./discovery";
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
