@@ -1,11 +1,12 @@
 // Cancellation, as far as the engine lets it reach the provider process: the
-// rules, on injected sources (cancel.ts binds the real process's).
+// rules, kept apart from the real process's sources (which only the provider
+// host binds), so that they run on injected ones.
 //
 // Pulumi's host for Node.js dynamic providers answers the engine's Cancel call
 // and does nothing with it, and the engine starts each plugin in a process
 // group of its own, so a terminal's Ctrl-C never reaches this process. What it
-// does observe (measured with pulumi v3.276, see the README's "Failure
-// behaviour"):
+// does observe (measured with pulumi v3.276; the user documentation's
+// "Failure behaviour" says what each case means for a deployment):
 // - one Ctrl-C, SIGTERM to `pulumi`, the Automation API's abort (SIGINT to
 //   `pulumi`): nothing while an operation runs. The engine waits for every
 //   operation in flight, then stops the provider with SIGINT once it is idle.
@@ -51,7 +52,7 @@ export interface CancelSources {
 
 /**
  * Watches the sources and fires the signal on the first of them. Only the
- * provider process installs this (`providerCancelWatch`, cancel.ts); the sources are
+ * provider process installs this (`providerCancelWatch`); the sources are
  * injected so the rules can be tested without signalling a test runner.
  */
 export function watchCancel(sources: CancelSources): CancelWatch {

@@ -1,6 +1,8 @@
-// The provider process's own sources of cancellation (signals, stdin, parent,
-// timers, exit), bound to the rules of cancel-watch.ts in Pulumi's dynamic
-// provider host only.
+// Signal handlers, a reader of stdin and a watch on the parent belong only to
+// the process whose lifetime they decide: Pulumi's dynamic provider host.
+// This binds that process's own sources of cancellation (signals, stdin,
+// parent, timers, exit) to the cancellation rules of watchCancel, there and
+// nowhere else (not in tests, not in a program that loads the package).
 import { fstatSync } from "node:fs";
 import { watchCancel, type CancelSources, type CancelWatch } from "./cancel-watch";
 

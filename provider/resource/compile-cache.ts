@@ -6,7 +6,7 @@
 // cache: NODE_COMPILE_CACHE chooses its folder (default: under the system's
 // temporary folder), NODE_DISABLE_COMPILE_CACHE=1 turns it off, and a folder
 // that cannot be written only means no cache. Only modules loaded after this
-// one use it, so provider-impl.ts imports it before anything heavy.
+// one use it, so the provider implementation imports it before anything heavy.
 import * as nodeModule from "node:module";
 
 nodeModule.enableCompileCache();

@@ -1,5 +1,7 @@
-// The StackIdentity resource's provider (stack-identity.ts): it makes a
-// random value once, at create, and never changes it. Nothing asks a server.
+// The StackIdentity resource's provider methods. That resource only keeps a
+// random value in the stack's state, made once at create and never changed;
+// it asks no server and needs none of a Vm's settings, clients or lifecycle,
+// so it gets methods of its own in the same provider process.
 import { randomBytes } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 

@@ -24,8 +24,9 @@
 // each calling the implementation's function of the same name (configure,
 // check, diff, create, read, update, remove), and cc006c1's one `configure`
 // that puts check..remove on the provider itself and then calls the
-// implementation's `configure`. provider-impl.ts keeps all those exports, so
-// each old text loads this release's implementation too.
+// implementation's `configure`. The implementation keeps all those exports at
+// the same module path, so each old text loads this release's implementation
+// too.
 import type * as pulumi from "@pulumi/pulumi";
 
 const IMPL_PACKAGE = "go-pve-qemu-pulumi/provider-impl";
@@ -52,8 +53,8 @@ async function configure(this: pulumi.dynamic.ResourceProvider, req: pulumi.dyna
 export const vmProvider = { configure } as unknown as pulumi.dynamic.ResourceProvider;
 
 /**
- * The StackIdentity resource's provider (stack-identity.ts): the same one
- * function, and a name the implementation tells it apart by (`attach`).
+ * The StackIdentity resource's provider: the same one function, and a name
+ * the implementation tells it apart by (`attach`).
  */
 export const identityProvider = {
   configure,

@@ -1,7 +1,8 @@
 // Provider-wide settings: stack config under the `goPveQemu:` namespace, then
 // the environment. The engine hands the dynamic provider every config value
-// in `configure`; numbers arrive as strings, so they are coerced and checked
-// here with a message that names the key.
+// in `configure`, numbers as strings, so they are coerced and checked here,
+// once, with a message that names the key, before any operation relies on
+// them.
 import { z } from "zod";
 import type { ConnectionDefaults, Timing } from "../lifecycle";
 

@@ -21,8 +21,8 @@ type Inputs<T> = T extends readonly (infer E)[]
 export type VmConnectionArgs = Inputs<ConnectionInput>;
 
 /**
- * The inputs of a Vm, derived from the input schema (provider/lifecycle/inputs.ts),
- * which `pulumi preview` checks them against. Allowed values: README, "The Vm resource".
+ * The inputs of a Vm, derived from the lifecycle's input schema, which
+ * `pulumi preview` checks them against. Allowed values: README, "The Vm resource".
  */
 export type VmArgs = Inputs<DeclaredInputs>;
 
