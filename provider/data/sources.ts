@@ -8,7 +8,7 @@
 // declares Vms must not pay for loading the HTTP client.
 import * as pulumi from "@pulumi/pulumi";
 import type { Cluster, NodeInfo, VmInfo } from "../cluster";
-import type { VmConnectionArgs } from "../resource/vm";
+import type { VmConnectionArgs } from "../resource";
 
 export interface ClusterArgs {
   /** Where the server is; the stack config (goPveQemu:endpoint, goPveQemu:token), then the environment, when omitted. */
@@ -55,7 +55,7 @@ async function clusterOnce(caller: string, own: Connection | undefined): Promise
   const [{ readCluster }, { resolveConnection }, { readSettings }] = await Promise.all([
     import("../cluster"),
     import("../lifecycle"),
-    import("../resource/settings"),
+    import("../resource"),
   ]);
   let settings, conn;
   try {

@@ -1,4 +1,4 @@
-// `check`: the inputs against the schema (inputs.ts) and against what came
+// `check`: the inputs against the schema (VmInputsSchema) and against what came
 // before, reporting EVERY bad property at once, with its name and what is
 // allowed, before anything talks to the server. Values not known yet at
 // preview (UNKNOWN) are never validated: they are checked again once known.
@@ -187,7 +187,7 @@ function endpointFailure(inputs: Inputs, options: CheckOptions, failed: Set<stri
 
 /**
  * No name: the VM gets this stack's marked name when it is installed
- * (stack-name.ts; the mark includes when the install began, so it is not
+ * (stackName; the mark includes when the install began, so it is not
  * known here). A resource that has the name the previous release derived
  * from its URN keeps it, even under a renamed stack: upgrading replaces
  * nothing.

@@ -33,7 +33,7 @@ export interface Timing {
    * After a stream was lost, the longest it is followed by asking the server:
    * an install, or a start, reboot or migration of an update. The follow ends
    * sooner, as soon as the outcome is known or the remaining steps could no
-   * longer take longer (decide.ts, decide-operation.ts); this cap only matters
+   * longer take longer (decideLost, decideOperation); this cap only matters
    * when the bounds below are larger. When it ends an install's follow first,
    * the VM is recorded as unconfirmed and the next refresh or up settles it.
    */
@@ -78,7 +78,7 @@ export interface LifecycleContext {
   signal?: AbortSignal;
   /**
    * The resource's URN, from the glue. A resource declared without `name` gets a
-   * name marked for it (stack-name.ts), by which an interrupted create is found again.
+   * name marked for it (stackName), by which an interrupted create is found again.
    */
   urn?: string;
   /**
@@ -87,7 +87,7 @@ export interface LifecycleContext {
    * it, no VM is ever taken for this resource's interrupted create.
    */
   identity?: string;
-  /** This machine's install journal (journal.ts); none when omitted. */
+  /** This machine's install journal; none when omitted. */
   journal?: InstallJournal;
   /** Time as the lifecycle sees it (deadlines, pauses between polls); the real clock when omitted. Tests inject a fake one. */
   clock?: Clock;

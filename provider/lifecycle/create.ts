@@ -5,13 +5,13 @@
 // can no longer undo). Each create is observe -> decide -> record:
 // - before installing, the server's list and this machine's install journal:
 //   a VM that only an interrupted create of this very resource can have made
-//   (identity.ts) is taken over, never duplicated, and an install of it that
+//   (beforeInstall) is taken over, never duplicated, and an install of it that
 //   the server may still be carrying out is waited for; a pinned VMID held by
 //   any other VM is refused;
 // - the install stream, with its facts and the phase it reached;
-// - on failure, the decision table (decide.ts via failure.ts): a plain error,
-//   a partial create, one retry, or following a lost stream (follow.ts);
-// - on success, the server confirms it (confirm.ts: listed and running), and
+// - on failure, the decision table (decideFailure): a plain error,
+//   a partial create, one retry, or following a lost stream (follow);
+// - on success, the server confirms it (confirm: listed and running), and
 //   any other VM that carries this resource's mark (a leftover of an earlier
 //   interrupted create) is removed.
 //
@@ -19,7 +19,7 @@
 // that loses the VMID race to ANOTHER client (fails at `VM creation > creating
 // VM` while a VM with its VMID exists), and concurrent first installs on a
 // fresh server racing to create its SSH key pair. Races within this process
-// cannot happen (vmid-lock.ts).
+// cannot happen (acquireInstallSlot).
 import { randomBytes } from "node:crypto";
 import type { VmEntry } from "../client";
 import { connectionSecrets, endpointKey, resolveConnection } from "./connection";
@@ -160,7 +160,7 @@ async function install(
 /** The VMs that exist before the install. */
 async function listBefore(job: InstallJob): Promise<VmEntry[]> {
   try {
-    // Installs to one server wait for each other here (vmid-lock.ts): no waiting for other lists.
+    // Installs to one server wait for each other here (acquireInstallSlot): no waiting for other lists.
     return (await job.client.list({ signal: job.ctx.signal, immediate: true })).vms;
   } catch (err) {
     throw new LifecycleError(

@@ -24,7 +24,7 @@
 //   known): both cannot exist at once. A different pinned VMID, or none, is
 //   created first, then the old VM is deleted.
 // - delete-before-replace also when the new VM keeps this resource's derived
-//   name (identity.ts; the glue passes the URN): created first, the new VM's
+//   name (derivedName; the glue passes the URN): created first, the new VM's
 //   create would find the old VM carrying the same name and take it for its
 //   own interrupted create (and the delete would then remove it). Decided so
 //   rather than excluding the old VMID at create, because create is not told

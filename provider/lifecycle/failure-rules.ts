@@ -7,7 +7,7 @@
 import type { Look } from "./look";
 import type { Verdict } from "./lost-rules";
 
-/** How the install call failed, classified (create.ts `classify`). */
+/** How the install call failed, classified (`classify`). */
 export type Failure =
   /** refused before any work: the server's own refusal body, or any answer below 500 */
   | { kind: "refused"; status: number }

@@ -1,7 +1,7 @@
 // The install stream was lost (cut, silent, too long, or an answer from
 // something between us and the server), but the server carries on without a
 // listener and a stream cannot be resumed. So the install is followed by
-// asking the server: observe (observe.ts) -> decide (decide.ts, from the
+// asking the server: observe -> decide (decideLost, from the
 // install's timeline: until when the server may still create the VM, start
 // it, or remove it again) -> record. The follow ends as soon as the verdict
 // is known, and at the latest when the remaining steps could no longer take
@@ -9,7 +9,7 @@
 // recorded as unconfirmed for the next refresh or up to settled.
 //
 // When the stream broke before the server named the VMID (auto install), the
-// VM is recognised only by evidence that it is this install's (identity.ts):
+// VM is recognised only by evidence that it is this install's (ownVms):
 // the one new VM (not in the pre-install list, not another in-flight install
 // of this process) whose name carries this stack's mark for this resource.
 // A name the user gave is no such evidence (another stack may install the

@@ -1,7 +1,7 @@
 // Whose VM is it. A VM on the server is taken as this resource's only on
 // evidence that this very resource of this very stack made it:
-// - its name carries this stack's mark for this resource (stack-name.ts), or
-// - this machine's install journal (journal.ts) says this resource's install
+// - its name carries this stack's mark for this resource (stackName), or
+// - this machine's install journal says this resource's install
 //   was given its VMID, and the VM there has the name that install sent.
 // Either also says when that install began. A name alone, one the user gave
 // or one anyone could derive from the URN, is no evidence: another team may

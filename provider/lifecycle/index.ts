@@ -3,7 +3,7 @@
 // provider (and turns every PartialError into the engine's partial-state
 // errors).
 export { UNKNOWN } from "./input-rules";
-export type { VmInputs } from "./inputs";
+export type { ConnectionInput, DeclaredInputs, VmInputs } from "./inputs";
 export { check } from "./check";
 export { ServerChecks } from "./server-checks";
 // The data sources and discover fail as the checks warn: `the go-pve-qemu server at <url> cannot be reached (...)`.

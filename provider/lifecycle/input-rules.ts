@@ -10,7 +10,7 @@ import type { Os } from "../client";
 /**
  * The lifecycle's marker for an input that is not known yet (preview). The
  * glue translates the engine's own marker to this one and back
- * (provider/resource/unknowns.ts): nothing here knows Pulumi's.
+ * (fromEngine, toEngine): nothing here knows Pulumi's.
  */
 export const UNKNOWN = "(not known until the deployment)";
 
@@ -101,7 +101,7 @@ export function labelField(prop: string, max: number, why: string) {
     });
 }
 
-/** Shorter passwords are refused: a short secret cannot be told from ordinary text, so logs could not mask it (redact.ts). */
+/** Shorter passwords are refused: a short secret cannot be told from ordinary text, so logs could not mask it. */
 export const PASSWORD_MIN = 8;
 
 export const LINUX_USER = /^[a-z_][a-z0-9_-]*$/;

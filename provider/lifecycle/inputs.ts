@@ -66,9 +66,9 @@ const ConnectionInputSchema = z.object(
 );
 
 // The JSDoc on each property is what editors show for `VmArgs` (derived from
-// this schema in provider/resource/vm.ts). Limits and allowed values are not
+// this schema in the Vm resource). Limits and allowed values are not
 // repeated here: they are in LIMITS and the schema, and the README's input
-// table is generated from them (scripts/input-table.ts).
+// table is generated from them (the input-table script).
 export const VmInputsSchema = z.object({
   /** The operating system. Changing it replaces the VM. */
   os: z.enum(OsSchema.options, {

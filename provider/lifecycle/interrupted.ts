@@ -1,9 +1,9 @@
 // An interrupted create of this very resource (a deployment killed
 // mid-install: state never heard of it) left a VM, or an install the server
-// is still carrying out. On the evidence identity.ts requires, it is taken
+// is still carrying out. On the evidence beforeInstall requires, it is taken
 // over: never refused and never installed a second time. Whether its install
 // is still running cannot be seen directly (the server lists no installs),
-// so it is followed as after a lost stream (follow.ts), bounded both from the
+// so it is followed as after a lost stream (follow), bounded both from the
 // phase the VM shows now and from when its install began (the evidence says
 // when): a VM whose install began long ago is settled at once.
 import type { InstallFacts } from "../client";

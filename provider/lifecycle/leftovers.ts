@@ -1,4 +1,4 @@
-// A VM that carries this resource's mark (stack-name.ts) but is not the VM
+// A VM that carries this resource's mark (stackName) but is not the VM
 // this resource keeps was left by an earlier interrupted create of this very
 // resource: an install the server finished after its deployment died, say,
 // while a later create made the VM now in state. Only this stack can have

@@ -1,6 +1,6 @@
 // One look at the VM as the decision tables take it: the install's
-// (decide.ts) and that of start, reboot and set/node (decide-operation.ts).
-// An observation (observe.ts) reduced to what their rules tell apart; each
+// (decideLost, decideFailure) and that of start, reboot and set/node (decideOperation).
+// An observation reduced to what their rules tell apart; each
 // table keeps its own rules for each kind. Pure: no server, no clock.
 import type { Observation } from "./observe";
 

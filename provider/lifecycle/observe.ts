@@ -129,7 +129,7 @@ export type ObservedFields = Pick<VmState, "vmName" | "node" | "cpu" | "memoryMb
 /**
  * The state's view of the VM after an observation, over what was known
  * before. A listed VM gives its real values (the list's GiB truncation is not
- * drift: listing.ts); a disabled one lists none, so the known values stay and
+ * drift: memoryFromList, diskFromList); a disabled one lists none, so the known values stay and
  * `disabled` is set; an unlisted one changes nothing.
  */
 export function observedFields(seen: Observation, known: ObservedFields): ObservedFields {

@@ -1,7 +1,7 @@
 // What a create ends in, once the server has been asked: a VM recorded with
 // a state true to it (success), a partial create, or a destroyed VM with a
-// plain error (destroyOnCreateFailure). Shared by create.ts (the confirmed
-// path and stream failures) and follow.ts (the followed path).
+// plain error (destroyOnCreateFailure). Shared by create (the confirmed
+// path and stream failures) and follow (the followed path).
 import type { GoPveQemuApi, InstallRequest, VmEntry, InstallFacts } from "../client";
 import type { LostInstall } from "./lost-install";
 import type { ResolvedConnection } from "./connection";
@@ -38,7 +38,7 @@ export interface InstallJob {
   request: InstallRequest;
   /** endpoint key for the VMID gate */
   key: string;
-  /** the name the install sends: the user's, this stack's marked name (stack-name.ts), or none */
+  /** the name the install sends: the user's, this stack's marked name (stackName), or none */
   name?: string;
   /** `name` carries this stack's mark for this resource: a VM with it can only be this resource's */
   marked: boolean;
@@ -50,7 +50,7 @@ export interface InstallJob {
 
 /**
  * What is known of the VM at some moment, for its state: the stream's facts,
- * its list entry and power word. The decision tables take a Look (look.ts).
+ * its list entry and power word. The decision tables take a Look (lookOf).
  */
 export interface Sighting {
   facts: Partial<InstallFacts>;

@@ -1,6 +1,6 @@
 // Power-state chores shared by create, update and delete: the server refuses
 // most calls unless the VM is in the right state, so every change is
-// confirmed by watching the VM (observe.ts) until it says so.
+// confirmed by watching the VM (observe) until it says so.
 //
 // Shutdown: the real server's `shutdown` answers only once the guest is off
 // (`qm shutdown` waits; minutes for a real guest), while older servers or a

@@ -1,4 +1,4 @@
-// Read: refresh a VM from the server's list (observe.ts: `status` only when it says stopped),
+// Read: refresh a VM from the server's list (observe: `status` only when it says stopped),
 // or read one by its VMID alone (no prior state: adopt, a lookup by id).
 //
 // - Gone from the list -> undefined (the glue removes it from state).
@@ -7,7 +7,7 @@
 //   let a later `destroy` remove it).
 // - Drift in cpu, memory, disk, node and power becomes the new state (and a
 //   line per change); the next `up` corrects it (diff compares with the VM).
-// - The list's GiB truncation is not drift (listing.ts).
+// - The list's GiB truncation is not drift (memoryFromList, diskFromList).
 // - A disabled VM (node "-", the server's .go_qemu_disabled file) lists no
 //   real values: the known ones are kept, `disabled` is set and said plainly.
 // - No prior state: a full state from the list entry, and the inputs that

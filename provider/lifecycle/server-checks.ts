@@ -39,7 +39,7 @@ export interface ServerCheckOptions {
  */
 type Listing = { vms: VmEntry[]; nodes: string[] } | { problem: string } | { refused: string };
 
-/** What a create would find of an earlier, interrupted create of the same resource (identity.ts). */
+/** What a create would find of an earlier, interrupted create of the same resource (beforeInstall). */
 export interface CreateClaim {
   identity: string;
   journal?: InstallJournal;

@@ -1,6 +1,6 @@
 // One streamed update step (start, reboot, set/node), run to a verdict the
 // VM itself confirms: the stream's progress is shown, then the VM is watched
-// (observe + poll) and the decision table (decide-operation.ts) says whether
+// (observe + poll) and the decision table (decideOperation) says whether
 // the step was applied. A lost stream thus ends as "applied" (with a warning
 // that says the stream was lost, not that the step failed) or as a failure
 // that quotes what the VM shows; a definite failure of the server is thrown

@@ -2,7 +2,7 @@
 // marks secrets, and hands everything to the serialized provider; all
 // behaviour lives in the lifecycle functions.
 import * as pulumi from "@pulumi/pulumi";
-import type { ConnectionInput, DeclaredInputs } from "../lifecycle/inputs";
+import type { ConnectionInput, DeclaredInputs } from "../lifecycle";
 import { vmProvider } from "./serialized-provider";
 import { stackIdentity } from "./stack-identity";
 
