@@ -1,8 +1,8 @@
 // What the two soak runs (install-soak.ts, update-soak.ts) share: their
 // numeric command-line options and the lifecycle's clock in the simulator's
 // time (the simulator runs `speed` times faster than the real server).
-import type { Clock } from "../provider/lifecycle/context";
-import { sleep } from "../provider/lifecycle/context";
+import type { Clock } from "../provider/lifecycle/core/context";
+import { sleep } from "../provider/lifecycle/core/context";
 
 /** `--name N` as a positive whole number, else `fallback`. */
 export function arg(name: string, fallback: number): number {

@@ -2,23 +2,23 @@
 // knows Pulumi: the glue in provider/resource adapts these to a dynamic
 // provider (and turns every PartialError into the engine's partial-state
 // errors).
-export { UNKNOWN } from "./input-rules";
-export type { ConnectionInput, DeclaredInputs, VmInputs } from "./inputs";
+export { UNKNOWN } from "./model";
+export type { ConnectionInput, DeclaredInputs, VmInputs } from "./model";
 export { check } from "./check";
-export { ServerChecks } from "./server-checks";
+export { ServerChecks } from "./check";
 // The data sources and discover fail as the checks warn: `the go-pve-qemu server at <url> cannot be reached (...)`.
-export { describe as listProblem } from "./server-checks";
-export { endpointKey, resolveConnection } from "./connection";
-export type { VmState } from "./state";
-export { diff } from "./diff";
+export { describe as listProblem } from "./check";
+export { endpointKey, resolveConnection } from "./model";
+export type { VmState } from "./model";
+export { diff } from "./plan";
 export { create } from "./create";
 export { read } from "./read";
 export { update } from "./update";
 export { remove } from "./delete";
-export { LifecycleError } from "./lifecycle-error";
-export { PartialError } from "./partial-error";
-export { DEFAULT_TIMING } from "./context";
-export type { Reporter, LifecycleContext, Timing } from "./context";
-export type { ResolvedConnection, ConnectionDefaults } from "./connection";
-export { defaultJournalDir, fileJournal } from "./journal";
-export type { InstallJournal } from "./journal";
+export { LifecycleError } from "./model";
+export { PartialError } from "./model";
+export { DEFAULT_TIMING } from "./core";
+export type { Reporter, LifecycleContext, Timing } from "./core";
+export type { ResolvedConnection, ConnectionDefaults } from "./model";
+export { defaultJournalDir, fileJournal } from "./model";
+export type { InstallJournal } from "./model";

@@ -4,8 +4,8 @@
 // its own transcript; every case below only reads it (or previews, which
 // changes nothing), and destroy has its own stack.
 import type { UpResult } from "@pulumi/pulumi/automation";
-import { LIMITS } from "../../provider/lifecycle/input-rules";
-import { readStackName } from "../../provider/lifecycle/vm-names";
+import { LIMITS } from "../../provider/lifecycle/model/input-rules";
+import { readStackName } from "../../provider/lifecycle/model/vm-names";
 import { diagnostics, newFleet, type Fleet, type Transcript } from "./harness";
 
 jest.setTimeout(300_000);

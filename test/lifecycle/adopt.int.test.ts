@@ -1,7 +1,7 @@
 // adopt: an existing VM taken under management by its VMID (the import path
 // of this provider), against the simulator.
 import { check, create, diff, PartialError } from "../../provider/lifecycle";
-import { CODES, LifecycleError } from "../../provider/lifecycle/lifecycle-error";
+import { CODES, LifecycleError } from "../../provider/lifecycle/model/lifecycle-error";
 import { startHarness } from "./harness";
 import type { Harness } from "./harness";
 

@@ -3,8 +3,8 @@
 // jumps to the earliest timer and fires it, so a "10-minute" wait takes a few
 // milliseconds of wall time and the order of events is fully determined
 // (timers due at the same moment fire in the order they were set).
-import type { Clock } from "../../provider/lifecycle/context";
-import { CODES, LifecycleError } from "../../provider/lifecycle/lifecycle-error";
+import type { Clock } from "../../provider/lifecycle/core/context";
+import { CODES, LifecycleError } from "../../provider/lifecycle/model/lifecycle-error";
 
 interface Timer {
   at: number;

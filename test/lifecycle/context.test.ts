@@ -1,9 +1,9 @@
-import { resolveConnection, endpointKey } from "../../provider/lifecycle/connection";
-import { parseState } from "../../provider/lifecycle/state";
-import { LifecycleError } from "../../provider/lifecycle/lifecycle-error";
-import { redactor, safeCause } from "../../provider/lifecycle/redact";
-import { generatePassword } from "../../provider/lifecycle/password";
-import { installProgress } from "../../provider/lifecycle/progress";
+import { resolveConnection, endpointKey } from "../../provider/lifecycle/model/connection";
+import { parseState } from "../../provider/lifecycle/model/state";
+import { LifecycleError } from "../../provider/lifecycle/model/lifecycle-error";
+import { redactor, safeCause } from "../../provider/lifecycle/core/redact";
+import { generatePassword } from "../../provider/lifecycle/model/password";
+import { installProgress } from "../../provider/lifecycle/core/progress";
 
 describe("connection resolution", () => {
   test("the resource's own settings win, field by field, over the defaults", () => {

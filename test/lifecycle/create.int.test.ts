@@ -2,8 +2,8 @@
 // (progress, facts, confirmation), clamping, power state, and the failures
 // that leave nothing behind.
 import { DEFAULT_TIMING, create, diff, update, PartialError } from "../../provider/lifecycle";
-import { CODES, LifecycleError } from "../../provider/lifecycle/lifecycle-error";
-import { PartialCreateError } from "../../provider/lifecycle/partial-error";
+import { CODES, LifecycleError } from "../../provider/lifecycle/model/lifecycle-error";
+import { PartialCreateError } from "../../provider/lifecycle/model/partial-error";
 import type { LifecycleContext } from "../../provider/lifecycle";
 import { SPEED, messages, startHarness } from "./harness";
 import type { Harness } from "./harness";

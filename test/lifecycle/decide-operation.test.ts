@@ -1,9 +1,9 @@
 // The decision table of streamed update steps, row by row, and the bounds
 // it is given.
 import { DEFAULT_TIMING } from "../../provider/lifecycle";
-import { boundMs, decideOperation, isLost } from "../../provider/lifecycle/decide-operation";
-import type { StreamReport } from "../../provider/lifecycle/decide-operation";
-import type { Look } from "../../provider/lifecycle/look";
+import { boundMs, decideOperation, isLost } from "../../provider/lifecycle/update/step-rules";
+import type { StreamReport } from "../../provider/lifecycle/update/step-rules";
+import type { Look } from "../../provider/lifecycle/observe/look";
 
 const lost = (kind: StreamReport["kind"], patch: Partial<StreamReport> = {}): StreamReport => ({
   kind,

@@ -2,14 +2,14 @@
 // in, how a lost stream is followed, and how read/update settle an
 // unconfirmed install later. Pure functions: no server, no clock.
 import { DEFAULT_OPEN_BOUNDS, phaseBounds, phaseOfEvent } from "../../provider/client/stream/wire";
-import { advance, timelineOf } from "../../provider/lifecycle/timeline";
-import { decideFailure } from "../../provider/lifecycle/failure-rules";
-import { decideLost, phaseShown, remember, settled } from "../../provider/lifecycle/lost-rules";
-import type { Failure, FailureFacts } from "../../provider/lifecycle/failure-rules";
-import type { FollowMemory } from "../../provider/lifecycle/lost-rules";
-import { lookOf } from "../../provider/lifecycle/look";
-import type { Look } from "../../provider/lifecycle/look";
-import type { Observation } from "../../provider/lifecycle/observe";
+import { advance, timelineOf } from "../../provider/lifecycle/install/timeline";
+import { decideFailure } from "../../provider/lifecycle/install/failure-rules";
+import { decideLost, phaseShown, remember, settled } from "../../provider/lifecycle/install/lost-rules";
+import type { Failure, FailureFacts } from "../../provider/lifecycle/install/failure-rules";
+import type { FollowMemory } from "../../provider/lifecycle/install/lost-rules";
+import { lookOf } from "../../provider/lifecycle/observe/look";
+import type { Look } from "../../provider/lifecycle/observe/look";
+import type { Observation } from "../../provider/lifecycle/observe/observe";
 
 const OPEN = DEFAULT_OPEN_BOUNDS;
 const B = phaseBounds(OPEN);

@@ -14,7 +14,7 @@
 // stream, the end comes within the bound the provider announced, in
 // simulated time.
 import { DEFAULT_TIMING, create, PartialError } from "../../provider/lifecycle";
-import { CODES } from "../../provider/lifecycle/lifecycle-error";
+import { CODES } from "../../provider/lifecycle/model/lifecycle-error";
 import type { Timing, VmInputs, VmState } from "../../provider/lifecycle";
 import { STEPS } from "../../simulator";
 import type { FaultRule, SimulatorOptions } from "../../simulator";

@@ -3,11 +3,11 @@
 // the URN (kept, never evidence), how the list before an install is read
 // (identity.ts), and why a replace of such a resource deletes first.
 import { check, diff } from "../../provider/lifecycle";
-import { derivedName, readStackName, stackName } from "../../provider/lifecycle/vm-names";
+import { derivedName, readStackName, stackName } from "../../provider/lifecycle/model/vm-names";
 import type { VmEntry } from "../../provider/client/schemas";
-import { beforeInstall, ownVms } from "../../provider/lifecycle/identity";
-import type { Claim } from "../../provider/lifecycle/identity";
-import { LIMITS } from "../../provider/lifecycle/input-rules";
+import { beforeInstall, ownVms } from "../../provider/lifecycle/install/identity";
+import type { Claim } from "../../provider/lifecycle/install/identity";
+import { LIMITS } from "../../provider/lifecycle/model/input-rules";
 import { ENDPOINT, inputs, stateOf } from "./fixtures";
 
 const URN = "urn:pulumi:dev::fleet::pulumi-nodejs:dynamic/goPveQemu:Vm::web";

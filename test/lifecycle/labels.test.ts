@@ -1,5 +1,5 @@
 // How messages name a VM and a duration: one formatter for every message.
-import { duration, vmLabel } from "../../provider/lifecycle/labels";
+import { duration, vmLabel } from "../../provider/lifecycle/core/labels";
 
 test("vmLabel: the real name and the VMID, or the VMID alone", () => {
   expect(vmLabel(101, "web-101")).toBe("web-101 (101)");

@@ -1,7 +1,7 @@
 // One look at the VM as both decision tables take it (look.ts).
-import { exists, lookOf, runs } from "../../provider/lifecycle/look";
-import type { Look } from "../../provider/lifecycle/look";
-import type { Observation } from "../../provider/lifecycle/observe";
+import { exists, lookOf, runs } from "../../provider/lifecycle/observe/look";
+import type { Look } from "../../provider/lifecycle/observe/look";
+import type { Observation } from "../../provider/lifecycle/observe/observe";
 
 const entry = { vmid: 101, name: "web-101", os: "ubuntu", running: true, node: "pve2", cpu: 2, disk: 16, memory: 2 };
 const o = (patch: Partial<Observation>): Observation => ({

@@ -1,11 +1,11 @@
 // observe and its one mapping to state, against the in-memory server: the
 // node-local `status` of a real cluster, disabled and reused VMIDs, the
 // list's GiB truncation.
-import { LifecycleError } from "../../provider/lifecycle/lifecycle-error";
-import { observe, observeFor, observedFields, powerWord } from "../../provider/lifecycle/observe";
+import { LifecycleError } from "../../provider/lifecycle/model/lifecycle-error";
+import { observe, observeFor, observedFields, powerWord } from "../../provider/lifecycle/observe/observe";
 import type { GoPveQemuApi } from "../../provider/client/api";
 import { HttpStatusError } from "../../provider/client/errors";
-import { redactor } from "../../provider/lifecycle/redact";
+import { redactor } from "../../provider/lifecycle/core/redact";
 import { VirtualClock } from "./clock";
 import { FakeServer } from "./fake-server";
 

@@ -1,6 +1,6 @@
-import { planUpdate } from "../../provider/lifecycle/plan";
+import { planUpdate } from "../../provider/lifecycle/plan/plan";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
-import type { Step } from "../../provider/lifecycle/plan";
+import type { Step } from "../../provider/lifecycle/plan/plan";
 import { inputs, stateOf } from "./fixtures";
 
 const kinds = (steps: Step[]) => steps.map((s) => s.kind);

@@ -1,7 +1,7 @@
 // poll and waitFor on a virtual clock: the rounds, deadlines, tolerated
 // errors and cancellation are asserted exactly, with no wall time involved.
 import type { LifecycleContext } from "../../provider/lifecycle";
-import { poll, waitFor } from "../../provider/lifecycle/poll";
+import { poll, waitFor } from "../../provider/lifecycle/core/poll";
 import { VirtualClock } from "./clock";
 
 function ctxOf(clock: VirtualClock, signal?: AbortSignal): LifecycleContext {

@@ -2,8 +2,8 @@
 // default timing: the real server's blocking shutdown (minutes), the older
 // "answer at once, stop later" behaviour, a guest that never stops, and a
 // server that says the graceful shutdown failed.
-import { shutdownAndWait, stopAndWait } from "../../provider/lifecycle/power";
-import { redactor } from "../../provider/lifecycle/redact";
+import { shutdownAndWait, stopAndWait } from "../../provider/lifecycle/power/power";
+import { redactor } from "../../provider/lifecycle/core/redact";
 import { setup } from "./fake-setup";
 import type { Setup } from "./fake-setup";
 

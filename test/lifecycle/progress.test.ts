@@ -1,6 +1,6 @@
-import { installProgress, streamProgress } from "../../provider/lifecycle/progress";
-import { redactor } from "../../provider/lifecycle/redact";
-import { memoryFromList, diskFromList } from "../../provider/lifecycle/listing";
+import { installProgress, streamProgress } from "../../provider/lifecycle/core/progress";
+import { redactor } from "../../provider/lifecycle/core/redact";
+import { memoryFromList, diskFromList } from "../../provider/lifecycle/observe/listing";
 import type { OperationEvent } from "../../provider/client/stream/types";
 
 function capture() {

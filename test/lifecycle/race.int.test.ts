@@ -1,7 +1,7 @@
 // The auto-assigned VMID race: the simulator reproduces it (two installs in
 // the gap between the server's pick and `creating VM` get the same VMID).
 import { create } from "../../provider/lifecycle";
-import { LifecycleError } from "../../provider/lifecycle/lifecycle-error";
+import { LifecycleError } from "../../provider/lifecycle/model/lifecycle-error";
 import type { VmState } from "../../provider/lifecycle";
 import { messages, startHarness } from "./harness";
 

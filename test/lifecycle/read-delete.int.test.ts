@@ -1,7 +1,7 @@
 // read (refresh, and by VMID alone) and remove against the simulator. Each case has its
 // own simulator: none depends on another's leftovers.
 import { create, diff, read, remove } from "../../provider/lifecycle";
-import { LifecycleError } from "../../provider/lifecycle/lifecycle-error";
+import { LifecycleError } from "../../provider/lifecycle/model/lifecycle-error";
 import type { GoPveQemuApi } from "../../provider/client/api";
 import type { VmState } from "../../provider/lifecycle";
 import { messages, startHarness } from "./harness";

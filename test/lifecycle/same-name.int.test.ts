@@ -4,7 +4,7 @@
 // named in the stream is.
 import { DEFAULT_TIMING, create } from "../../provider/lifecycle";
 import type { LifecycleContext } from "../../provider/lifecycle";
-import { CODES } from "../../provider/lifecycle/lifecycle-error";
+import { CODES } from "../../provider/lifecycle/model/lifecycle-error";
 import { SPEED, startHarness } from "./harness";
 import type { Harness } from "./harness";
 import { simClock } from "./sim-clock";

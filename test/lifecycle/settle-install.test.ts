@@ -3,7 +3,7 @@
 // clock against the in-memory server.
 import { read, update } from "../../provider/lifecycle";
 import type { LifecycleContext, VmState } from "../../provider/lifecycle";
-import type { LostInstall } from "../../provider/lifecycle/lost-install";
+import type { LostInstall } from "../../provider/lifecycle/model/lost-install";
 import { VirtualClock } from "./clock";
 import { FakeServer } from "./fake-server";
 import { inputs, stateOf } from "./fixtures";

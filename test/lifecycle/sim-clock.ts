@@ -3,8 +3,8 @@
 // are the real server's (a 10-minute SSH wait, a 30-minute download bound),
 // yet a test runs in seconds, and its assertions are made in simulated time,
 // never in wall time.
-import type { Clock } from "../../provider/lifecycle/context";
-import { sleep } from "../../provider/lifecycle/context";
+import type { Clock } from "../../provider/lifecycle/core/context";
+import { sleep } from "../../provider/lifecycle/core/context";
 
 export interface SimClock extends Clock {
   /** simulated ms since the clock was made */

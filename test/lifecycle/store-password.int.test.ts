@@ -3,7 +3,7 @@
 // a single write to the server.
 import { check, create, update } from "../../provider/lifecycle";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
-import { passwordMatches } from "../../provider/lifecycle/password";
+import { passwordMatches } from "../../provider/lifecycle/model/password";
 import { startHarness } from "./harness";
 import type { Harness } from "./harness";
 

@@ -4,7 +4,7 @@
 // option is an update that only rewrites state.
 import { check, diff, UNKNOWN } from "../../provider/lifecycle";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
-import { hashPassword, passwordMatches } from "../../provider/lifecycle/password";
+import { hashPassword, passwordMatches } from "../../provider/lifecycle/model/password";
 import { inputs, stateOf } from "./fixtures";
 
 const PASSWORD = "s3cret-pass-one";

@@ -5,7 +5,7 @@
 // right: applied when the VM shows the step, a partial update otherwise, and
 // the state true to the VM either way. Each cell has its own simulator.
 import { create, update } from "../../provider/lifecycle";
-import { PartialUpdateError } from "../../provider/lifecycle/partial-error";
+import { PartialUpdateError } from "../../provider/lifecycle/model/partial-error";
 import type { VmState } from "../../provider/lifecycle";
 import type { FaultRule } from "../../simulator";
 import { startHarness } from "./harness";

@@ -2,9 +2,9 @@
 // timing unless a case says otherwise: the real server's blocking shutdown,
 // lost streams settled by watching the VM, node-local status, cancellation.
 import { update, DEFAULT_TIMING } from "../../provider/lifecycle";
-import { PartialUpdateError } from "../../provider/lifecycle/partial-error";
+import { PartialUpdateError } from "../../provider/lifecycle/model/partial-error";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
-import { duration } from "../../provider/lifecycle/labels";
+import { duration } from "../../provider/lifecycle/core/labels";
 import { setup } from "./fake-setup";
 import type { Setup } from "./fake-setup";
 import { inputs, stateOf } from "./fixtures";

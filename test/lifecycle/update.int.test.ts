@@ -3,8 +3,8 @@
 // streams lost on the way settled by watching the VM. Each case has its own
 // simulator: none depends on another's leftovers.
 import { create, diff, update } from "../../provider/lifecycle";
-import { LifecycleError } from "../../provider/lifecycle/lifecycle-error";
-import { PartialUpdateError } from "../../provider/lifecycle/partial-error";
+import { LifecycleError } from "../../provider/lifecycle/model/lifecycle-error";
+import { PartialUpdateError } from "../../provider/lifecycle/model/partial-error";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
 import { GoPveQemuClient } from "../../provider/client";
 import { messages, startHarness } from "./harness";

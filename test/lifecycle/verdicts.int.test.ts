@@ -5,7 +5,7 @@
 // ends at the install's reboot, when it is seen.
 import { DEFAULT_TIMING, PartialError, create, update } from "../../provider/lifecycle";
 import type { LifecycleContext } from "../../provider/lifecycle";
-import { CODES } from "../../provider/lifecycle/lifecycle-error";
+import { CODES } from "../../provider/lifecycle/model/lifecycle-error";
 import { SPEED, messages, startHarness } from "./harness";
 import type { Harness } from "./harness";
 import { simClock } from "./sim-clock";

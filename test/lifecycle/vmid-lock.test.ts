@@ -1,4 +1,4 @@
-import { acquireInstallSlot, vmidsInFlight } from "../../provider/lifecycle/vmid-lock";
+import { acquireInstallSlot, vmidsInFlight } from "../../provider/lifecycle/install/vmid-lock";
 
 let n = 0;
 const key = () => `test://gate-${++n}`;

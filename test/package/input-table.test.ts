@@ -5,8 +5,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { INPUT_KEYS } from "../../provider/lifecycle/inputs";
-import { LIMITS } from "../../provider/lifecycle/input-rules";
+import { INPUT_KEYS } from "../../provider/lifecycle/model/inputs";
+import { LIMITS } from "../../provider/lifecycle/model/input-rules";
 import { ROOT } from "../../scripts/engine-env";
 import { inputTable } from "../../scripts/input-table";
 

@@ -1,8 +1,8 @@
 // The bounds of the server's steps that have no timeout of their own are
 // stack config like every other timing.
 import { phaseBounds } from "../../provider/client/stream/wire";
-import { openBoundsOf } from "../../provider/lifecycle/context";
-import type { LifecycleContext } from "../../provider/lifecycle/context";
+import { openBoundsOf } from "../../provider/lifecycle/core/context";
+import type { LifecycleContext } from "../../provider/lifecycle/core/context";
 import { readSettings } from "../../provider/resource/settings";
 import { simulatedBounds } from "../../scripts/sim-bounds";
 

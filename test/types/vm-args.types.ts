@@ -2,9 +2,9 @@
 // connection shapes and the input schema cannot drift apart. Nothing here runs.
 import type * as pulumi from "@pulumi/pulumi";
 import type { VmArgs, VmConnectionArgs } from "go-pve-qemu-pulumi";
-import type { ConnectionSettings } from "../../provider/lifecycle/connection";
-import type { ConnectionInput, DeclaredInputs as VmInputs } from "../../provider/lifecycle/inputs";
-import type { Desired } from "../../provider/lifecycle/state";
+import type { ConnectionSettings } from "../../provider/lifecycle/model/connection";
+import type { ConnectionInput, DeclaredInputs as VmInputs } from "../../provider/lifecycle/model/inputs";
+import type { Desired } from "../../provider/lifecycle/model/state";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;

@@ -1,0 +1,11 @@
+// What every operation uses: the context it is given, redaction, the words of
+// messages, waiting, and step progress. It imports only the model. This index
+// is the room's only door.
+export { DEFAULT_TIMING, clockOf, openBoundsOf, timingOf } from "./context";
+export type { LifecycleContext, Reporter, ResolvedConnection, Timing } from "./context";
+export { LOSS_TEXT, duration, vmLabel } from "./labels";
+export { poll, waitFor } from "./poll";
+export type { PollRound } from "./poll";
+export { installProgress, streamProgress } from "./progress";
+export { errorText, redactor, safeCause } from "./redact";
+export type { Redactor } from "./redact";

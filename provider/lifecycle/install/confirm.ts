@@ -1,0 +1,44 @@
+// The install reported completion: confirm it with the server (the VM is
+// listed and runs, within confirmTimeoutMs: the list may lag), then record it.
+import type { InstallFacts } from "../../client";
+import { timingOf, duration, vmLabel, poll, errorText } from "../core";
+import { CODES, LifecycleError } from "../model";
+import { observe, powerWord } from "../observe";
+import { failWithVm, finishCreate } from "./record";
+import type { CreateResult, InstallJob } from "./record";
+
+export async function confirm(job: InstallJob, facts: InstallFacts & { vmid: number }): Promise<CreateResult> {
+  const { ctx, client } = job;
+  const label = vmLabel(facts.vmid, facts.realName);
+  const timeoutMs = timingOf(ctx).confirmTimeoutMs;
+  const r = await poll(ctx, {
+    probe: (signal) => observe(client, facts.vmid, {}, signal),
+    done: (o) => o.listed && o.running === true,
+    timeoutMs,
+  });
+  const seen = r.reached ? r.value : r.last;
+  if (seen === undefined) {
+    // The install completed, so the VM exists; the server just cannot say more now.
+    const why = r.reached ? "" : errorText(r.lastError, job.redact);
+    return failWithVm(
+      job,
+      { facts },
+      [`the install of VM ${label} completed, but the server's list could not be read to confirm it: ${why}`],
+      r.reached ? undefined : r.lastError,
+    );
+  }
+  if (!seen.listed) {
+    throw new LifecycleError(
+      `the install of VM ${label} reported success, but the server does not list VMID ${facts.vmid} ` +
+        `(checked for ${duration(timeoutMs)}); nothing was recorded`,
+      { code: CODES.installFailed },
+    );
+  }
+  const sighting = { facts, entry: seen.entry, status: powerWord(seen) };
+  if (!r.reached) {
+    return failWithVm(job, sighting, [
+      `the install of VM ${label} completed, but its status is ${sighting.status ?? "unreadable"}, not running`,
+    ]);
+  }
+  return finishCreate(job, sighting, true);
+}

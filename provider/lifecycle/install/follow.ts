@@ -1,0 +1,231 @@
+// The install stream was lost (cut, silent, too long, or an answer from
+// something between us and the server), but the server carries on without a
+// listener and a stream cannot be resumed. So the install is followed by
+// asking the server: observe -> decide (decideLost, from the
+// install's timeline: until when the server may still create the VM, start
+// it, or remove it again) -> record. The follow ends as soon as the verdict
+// is known, and at the latest when the remaining steps could no longer take
+// longer (or at followTimeoutMs, if that is shorter): then an existing VM is
+// recorded as unconfirmed for the next refresh or up to settled.
+//
+// When the stream broke before the server named the VMID (auto install), the
+// VM is recognised only by evidence that it is this install's (ownVms):
+// the one new VM (not in the pre-install list, not another in-flight install
+// of this process) whose name carries this stack's mark for this resource.
+// A name the user gave is no such evidence (another stack may install the
+// same name at the same moment), so such an install is not claimed by name.
+// Until its VM appears, an auto install keeps holding the VMID gate: the
+// server may still be about to create it with the VMID it picked.
+import type { VmEntry, InstallFacts, Phase } from "../../client";
+import { clockOf, openBoundsOf, timingOf, duration, vmLabel, poll, errorText } from "../core";
+import { advance, sincePhase, sinceStart, stoppedGrace, timelineOf } from "./timeline";
+import { decideLost, phaseShown, remember } from "./lost-rules";
+import type { FollowMemory, Verdict } from "./lost-rules";
+import type { LostInstall } from "../model";
+import { CODES, LifecycleError, realName } from "../model";
+import { exists, lookAt, powerWord } from "../observe";
+import type { Look } from "../observe";
+import { failWithVm, finishCreate } from "./record";
+import type { CreateResult, InstallJob, Sighting } from "./record";
+import type { InstallTicket } from "./vmid-lock";
+import { vmidsInFlight } from "./vmid-lock";
+import { claimOf, ownVms } from "./identity";
+
+/** Where the stream left the install. */
+export interface LostAt {
+  facts: Partial<InstallFacts>;
+  /** the last step the stream showed ("" before the first) */
+  step: string;
+  /** the phase the server had reached at least */
+  phase: Phase;
+  before: Set<number>;
+  ticket: InstallTicket;
+  /** what happened to the stream, for messages */
+  why: string;
+  /** what the follow says it follows, when it is not a lost stream (an interrupted create) */
+  headline?: string;
+  /** when the install began, when known from evidence (an interrupted create's name or journal entry) */
+  began?: number;
+  /** the furthest phase its stream had shown, and when (this machine's journal, for an interrupted create) */
+  reached?: { phase: Phase; at: number };
+  cause: unknown;
+}
+
+export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult> {
+  const { ctx } = job;
+  const clock = clockOf(ctx);
+  const open = openBoundsOf(ctx);
+  const withNode = job.inputs.node !== undefined;
+  const fromNow = timelineOf({ step: at.step, phase: at.phase, lostAt: clock.now() }, open, withNode);
+  const started = at.began === undefined ? fromNow : sinceStart(fromNow, at.began, open, withNode);
+  const t = at.reached === undefined ? started : sincePhase(started, at.reached, open, withNode);
+  const capAt = t.lostAt + timingOf(ctx).followTimeoutMs;
+  const watch = new Watch(job, at, t);
+  ctx.reporter.warn(
+    `${at.headline ?? `lost the install stream at ${t.step ? `step "${t.step}"` : "the start"}`} (${at.why.split("\n")[0]}); the server carries on without us: ` +
+      `following VM ${watch.vmid ?? "(VMID not known yet)"} by asking the server, for up to ` +
+      `${duration(Math.min(capAt, t.settleBy) - t.lostAt)} (the longest the remaining steps can take)`,
+  );
+  let verdict: Verdict;
+  try {
+    const result = await poll(ctx, {
+      probe: () => watch.round(capAt),
+      done: (v) => v.kind !== "follow",
+      timeoutMs: Math.min(capAt, t.settleBy) - t.lostAt + timingOf(ctx).pollIntervalMs,
+      onRound: (r) => ctx.reporter.debug(`following: round ${r.round}: ${r.value?.why ?? "no answer"}`),
+    });
+    verdict = result.reached ? result.value : await watch.round(Number.NEGATIVE_INFINITY);
+  } catch (err) {
+    if (!ctx.signal?.aborted) throw err;
+    verdict = watch.cancelled();
+  }
+  return record(job, at, watch, verdict, { ...watch.t, seen: watch.mem.seen });
+}
+
+/** What the follow has seen so far, and one round of observe -> decide. */
+class Watch {
+  vmid: number | undefined;
+  mem: FollowMemory = { seen: false };
+  entry: VmEntry | undefined;
+  status: string | undefined;
+
+  constructor(
+    private readonly job: InstallJob,
+    private readonly at: LostAt,
+    /** the install's timeline, tightened as the VM shows progress */
+    public t: LostInstall,
+  ) {
+    this.vmid = at.facts.vmid ?? job.inputs.vmid;
+  }
+
+  async round(capAt: number): Promise<Verdict> {
+    const seen = await this.look();
+    const now = clockOf(this.job.ctx).now();
+    const open = openBoundsOf(this.job.ctx);
+    if (exists(seen)) {
+      if (!this.mem.seen) this.firstSeen();
+      this.mem = remember(this.mem, seen, now);
+      this.t = advance(this.t, phaseShown(seen)!, now, open, this.job.inputs.node !== undefined);
+    }
+    const end = {
+      capAt: Math.min(capAt, this.t.settleBy),
+      vmidKnown: this.vmid !== undefined,
+      grace: stoppedGrace(open),
+    };
+    return decideLost(this.t, seen, this.mem, now, end);
+  }
+
+  private async look(): Promise<Look> {
+    const { client, ctx, redact } = this.job;
+    try {
+      if (this.vmid === undefined && !(await this.findVmid())) return { kind: "absent" };
+    } catch (err) {
+      if (ctx.signal?.aborted) throw err;
+      return { kind: "unreadable", error: errorText(err, redact) };
+    }
+    const vmid = this.vmid!;
+    // Live power state each round: the reboot's stopped moment is short, and the list lags it.
+    const expect = { vmName: realName(this.job.name, vmid), live: true };
+    const { look, observation: o } = await lookAt(client, vmid, expect, {
+      redact,
+      signal: ctx.signal,
+      passCancel: true,
+    });
+    if (o === undefined) return look;
+    this.entry = o.nameMatches ? o.entry : undefined;
+    if (exists(look)) this.status = powerWord(o);
+    return look;
+  }
+
+  /** An auto install whose VMID the stream never named: the one new VM that can only be this install's. */
+  private async findVmid(): Promise<boolean> {
+    const { client, ctx, inputs, key } = this.job;
+    if (!this.job.marked) return false; // a name anyone could give is no evidence
+    const others = vmidsInFlight(key);
+    const list = await client.list({ signal: ctx.signal });
+    const mine = ownVms(list.vms, claimOf(this.job))
+      .map((o) => o.entry)
+      .filter(
+        (vm) =>
+          !this.at.before.has(vm.vmid) &&
+          !others.has(vm.vmid) &&
+          vm.name === realName(this.job.name, vm.vmid) &&
+          (vm.os === "" || vm.os === inputs.os),
+      );
+    if (mine.length > 1) {
+      throw new Error(
+        `${mine.length} new VMs could be this install's (${mine.map((vm) => vmLabel(vm.vmid, vm.name)).join(", ")})`,
+      );
+    }
+    if (mine.length === 0) return false;
+    this.vmid = mine[0]!.vmid;
+    this.at.ticket.vmidKnown(this.vmid);
+    return true;
+  }
+
+  private firstSeen(): void {
+    this.at.ticket.created(); // it exists: the next auto install may start
+    const name = this.entry?.name;
+    this.job.ctx.reporter.info(`following: VM ${vmLabel(this.vmid!, name)} exists on the server`);
+  }
+
+  cancelled(): Verdict {
+    if (this.vmid === undefined) return { kind: "failed", why: "the follow was cancelled before the VMID was known" };
+    return {
+      kind: "partial",
+      installState: "unconfirmed",
+      why: "the follow was cancelled; the server may still be installing it",
+    };
+  }
+
+  sighting(): Sighting {
+    return { facts: { ...this.at.facts, vmid: this.vmid }, entry: this.entry, status: this.status };
+  }
+}
+
+async function record(job: InstallJob, at: LostAt, watch: Watch, v: Verdict, t: LostInstall): Promise<CreateResult> {
+  const stream = at.why.split("\n")[0];
+  const label = watch.vmid === undefined ? "(VMID never named)" : vmLabel(watch.vmid, watch.entry?.name);
+  switch (v.kind) {
+    case "done":
+      if (v.inferred) {
+        job.ctx.reporter.warn(
+          `VM ${label}: ${v.why}; its completion was not seen (the stream was lost), so it is recorded as installed`,
+        );
+      }
+      return finishCreate(job, watch.sighting(), true);
+    case "partial":
+      return failWithVm(
+        job,
+        watch.sighting(),
+        [
+          `lost the install stream of VM ${label} at ${t.step ? `step "${t.step}"` : "the start"} (${stream}): ${v.why}`,
+        ],
+        at.cause,
+        v.installState === "unconfirmed" ? t : undefined,
+      );
+    case "unknown":
+      throw new LifecycleError(
+        `lost the install stream (${stream}), and ${v.why}; nothing was recorded. ${nextStep(job)}`,
+        { cause: at.cause, code: CODES.installUnknown },
+      );
+    default:
+      throw new LifecycleError(
+        `the install of VM ${label} failed after the stream was lost (${stream}): ${v.why}; nothing was recorded` +
+          // Never seen: should a step have outlasted its bound, the VM could still appear.
+          (watch.mem.seen ? "" : `. ${nextStep(job)}`),
+        {
+          cause: at.cause,
+          code: CODES.installFailed,
+        },
+      );
+  }
+}
+
+/** What to run next when a VM may still appear that state does not know. */
+function nextStep(job: InstallJob): string {
+  if (job.marked) {
+    return `If the server still creates it, the next \`pulumi up\` finds it by this stack's mark in its name ("${job.name}-<vmid>") and takes it over.`;
+  }
+  return "If the server still creates it, declare it with its `vmid` and `adopt: true`, or remove it on the server.";
+}

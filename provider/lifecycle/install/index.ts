@@ -1,0 +1,16 @@
+// Installing a VM: the stream, the verdict on every way it can fail, following
+// a lost stream, taking over an interrupted install, and recording the
+// outcome. This index is the room's only door.
+export { confirm } from "./confirm";
+export { handleInstallFailure } from "./failure";
+export type { Attempt } from "./failure";
+export { beforeInstall, claimOf } from "./identity";
+export { installRequest, journalInstall, runInstall } from "./install-run";
+export { awaitPending, takeOver } from "./interrupted";
+export { removeLeftovers, sweepLeftovers } from "./leftovers";
+export { decideLost, phaseShown, remember } from "./lost-rules";
+export type { FollowMemory, Verdict } from "./lost-rules";
+export type { CreateResult, InstallJob } from "./record";
+export { settleUnconfirmed } from "./settle";
+export { advance, stoppedGrace } from "./timeline";
+export { acquireInstallSlot } from "./vmid-lock";

@@ -1,0 +1,214 @@
+// What a create ends in, once the server has been asked: a VM recorded with
+// a state true to it (success), a partial create, or a destroyed VM with a
+// plain error (destroyOnCreateFailure). Shared by create (the confirmed
+// path and stream failures) and follow (the followed path).
+import type { GoPveQemuApi, InstallRequest, VmEntry, InstallFacts } from "../../client";
+import type { LostInstall, ResolvedConnection, VmInputs, VmState } from "../model";
+import type { LifecycleContext, Redactor } from "../core";
+import { destroyVm } from "../delete";
+import {
+  CODES,
+  LifecycleError,
+  PartialCreateError,
+  SERVER_DEFAULTS,
+  defaultUser,
+  desiredOf,
+  dropUndefined,
+  realName,
+} from "../model";
+import { vmLabel, errorText, safeCause } from "../core";
+import { diskFromList, memoryFromList, RUNNING, isDisabled } from "../observe";
+import { shutdownAndWait } from "../power";
+
+export interface CreateResult {
+  id: string;
+  state: VmState;
+}
+
+/** Everything one create needs, built once. */
+export interface InstallJob {
+  inputs: VmInputs;
+  conn: ResolvedConnection;
+  client: GoPveQemuApi;
+  /** undefined when not known (an interrupted create's generated password) */
+  password?: string;
+  passwordGenerated: boolean;
+  redact: Redactor;
+  ctx: LifecycleContext;
+  request: InstallRequest;
+  /** endpoint key for the VMID gate */
+  key: string;
+  /** the name the install sends: the user's, this stack's marked name (stackName), or none */
+  name?: string;
+  /** `name` carries this stack's mark for this resource: a VM with it can only be this resource's */
+  marked: boolean;
+  /** the stack's identity, when the program declared it (the StackIdentity resource) */
+  identity?: string;
+  /** when this attempt's install began (ms, the lifecycle's clock) */
+  startedAt: number;
+}
+
+/**
+ * What is known of the VM at some moment, for its state: the stream's facts,
+ * its list entry and power word. The decision tables take a Look (lookOf).
+ */
+export interface Sighting {
+  facts: Partial<InstallFacts>;
+  entry?: VmEntry;
+  status?: string;
+}
+
+const LIMIT_NAMES = { cpu: "VM_MAX_CPU", memoryMb: "VM_MAX_RAM", diskGb: "VM_MAX_DISK" } as const;
+
+/**
+ * The VM exists and runs: record it, say what the server clamped, and apply
+ * `running: false`. Shared by the confirmed path and the followed path.
+ */
+export async function finishCreate(job: InstallJob, seen: Sighting, completed: boolean): Promise<CreateResult> {
+  const { ctx, inputs } = job;
+  const state = stateFrom(job, seen, completed);
+  for (const key of ["cpu", "memoryMb", "diskGb"] as const) {
+    const c = state.clamped?.[key];
+    if (c) {
+      ctx.reporter.warn(
+        `${key} ${c.requested} was clamped by the server to ${c.limit} (its ${LIMIT_NAMES[key]}); ` +
+          `asking for ${c.limit} or more has the same effect, so it is not shown as a change later`,
+      );
+    }
+  }
+  const label = vmLabel(state.vmid, state.vmName);
+  if (inputs.running === false && state.running) {
+    ctx.reporter.info(`running is false: shutting down VM ${label}`);
+    try {
+      await shutdownAndWait(job.client, state.vmid, label, ctx, job.redact);
+      state.running = false;
+    } catch (err) {
+      throw new PartialCreateError({
+        id: String(state.vmid),
+        state,
+        reasons: [
+          `VM ${label} was installed, but shutting it down (running: false) failed: ${errorText(err, job.redact)}`,
+        ],
+        cause: safeCause(err, job.redact),
+      });
+    }
+  }
+  ctx.reporter.info(
+    `VM ${label} is ready${state.ip ? ` at ${state.ip}` : ""}${state.node ? ` on node ${state.node}` : ""}`,
+  );
+  return { id: String(state.vmid), state };
+}
+
+/** A state true to what is known of the VM. */
+function stateFrom(job: InstallJob, seen: Sighting, completed: boolean, problem?: string, lost?: LostInstall): VmState {
+  const { inputs, conn } = job;
+  const facts = seen.facts;
+  const vmid = facts.vmid ?? inputs.vmid;
+  if (vmid === undefined) throw new Error("stateFrom needs a VMID");
+  const entry = seen.entry;
+  const { want, actual } = sizesOf(inputs, seen);
+  const running = seen.status !== undefined ? seen.status === RUNNING : entry?.running;
+  return dropUndefined<VmState>({
+    vmid,
+    vmName: entry?.name ?? facts.realName ?? realName(job.name, vmid),
+    ip: facts.ip,
+    node: entry && !isDisabled(entry) ? entry.node : inputs.node,
+    os: inputs.os,
+    version: inputs.version,
+    user: facts.user ?? inputs.user ?? defaultUser(inputs.os),
+    ...actual,
+    running,
+    password: inputs.storePassword === false ? undefined : job.password,
+    passwordGenerated: job.passwordGenerated ? true : undefined,
+    passwordHash: inputs.passwordHash,
+    connection: conn,
+    inputs: desiredOf(inputs),
+    clamped: clampsOf(want, actual, seen),
+    disabled: entry && isDisabled(entry) ? true : undefined,
+    installComplete: completed,
+    installProblem: completed || problem === undefined ? undefined : problem.split("\n")[0],
+    installState: lost ? "unconfirmed" : undefined,
+    installLost: lost,
+  });
+}
+
+type Sizes = Record<"cpu" | "memoryMb" | "diskGb", number>;
+
+/**
+ * What was asked (defaults applied) and what the VM has: the list for cpu
+ * (exact), else the clamping facts, else what was asked.
+ */
+function sizesOf(inputs: VmInputs, seen: Sighting): { want: Sizes; actual: Sizes } {
+  const { facts, entry } = seen;
+  const want = {
+    cpu: inputs.cpu ?? SERVER_DEFAULTS.cpu,
+    memoryMb: inputs.memoryMb ?? SERVER_DEFAULTS.memoryMb,
+    diskGb: inputs.diskGb ?? SERVER_DEFAULTS.diskGb,
+  };
+  const memoryKnown = facts.memoryMb ?? want.memoryMb;
+  const diskKnown = facts.diskGb ?? want.diskGb;
+  const actual = {
+    cpu: entry?.cpu ?? facts.cpu ?? want.cpu,
+    memoryMb: entry ? memoryFromList(entry.memory, memoryKnown) : memoryKnown,
+    diskGb: entry ? diskFromList(entry.disk, diskKnown) : diskKnown,
+  };
+  return { want, actual };
+}
+
+/** The server's cuts: only one it announced, or one the list proves (less than asked). */
+function clampsOf(want: Sizes, actual: Sizes, seen: Sighting): VmState["clamped"] {
+  const clamped: NonNullable<VmState["clamped"]> = {};
+  for (const key of ["cpu", "memoryMb", "diskGb"] as const) {
+    if (actual[key] < want[key] && (seen.facts[key] !== undefined || seen.entry !== undefined)) {
+      clamped[key] = { requested: want[key], limit: actual[key] };
+    }
+  }
+  return Object.keys(clamped).length > 0 ? clamped : undefined;
+}
+
+/**
+ * A VM of ours exists but the create did not succeed: PartialCreateError, or
+ * with destroyOnCreateFailure destroy it and throw a plain error.
+ */
+export async function failWithVm(
+  job: InstallJob,
+  seen: Sighting,
+  reasons: string[],
+  cause?: unknown,
+  lost?: LostInstall,
+): Promise<never> {
+  const { ctx, redact } = job;
+  const state = stateFrom(job, seen, false, reasons.join("; "), lost);
+  const label = vmLabel(state.vmid, state.vmName);
+  const safe = reasons.map(redact);
+  if (lost) {
+    // Not a failure (yet): destroyOnCreateFailure does not apply to an install that may succeed.
+    safe.push(
+      `VM ${label} is kept in state as unconfirmed (installState "unconfirmed", stream lost at ${lost.step ? `step "${lost.step}"` : "the start"}): ` +
+        "the next `pulumi up` or `pulumi refresh` settles it: recorded as installed once the server can no longer remove it, dropped from state if the server removed it",
+    );
+  } else if (job.inputs.destroyOnCreateFailure === true && seen.entry !== undefined) {
+    ctx.reporter.warn(`destroyOnCreateFailure: destroying VM ${label}`);
+    let destroyError: unknown;
+    try {
+      await destroyVm(job.client, state.vmid, label, ctx, redact);
+    } catch (err) {
+      destroyError = err ?? new Error("unknown error");
+    }
+    if (destroyError === undefined) {
+      throw new LifecycleError(`${safe.join("; ")}; VM ${label} was destroyed (destroyOnCreateFailure)`, {
+        cause: safeCause(cause, redact),
+        code: CODES.installFailed,
+      });
+    }
+    safe.push(
+      `destroying it (destroyOnCreateFailure) failed too: ${errorText(destroyError, redact)}; it is kept in state`,
+    );
+  } else {
+    safe.push(
+      `VM ${label} exists and is kept in state as an incomplete install: the next \`pulumi up\` replaces it ` +
+        "(with `keepIncompleteInstall: true` it reconciles it instead), and `pulumi destroy` removes it",
+    );
+  }
+  throw new PartialCreateError({ id: String(state.vmid), state, reasons: safe, cause: safeCause(cause, redact) });
+}

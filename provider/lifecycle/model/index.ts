@@ -1,0 +1,32 @@
+// The lifecycle's model: the inputs and their rules, the stored state, the
+// connection settings, VM names, the install journal, passwords, and the
+// errors every room throws. It imports nothing of the other rooms. This index
+// is the room's only door.
+export { NO_ENDPOINT_HELP, connectionSecrets, endpointKey, resolveConnection } from "./connection";
+export type { ConnectionDefaults, ResolvedConnection } from "./connection";
+export { currentDisk, nodeChange, sizeChange, targetRunning, targetUser, triggersChanged } from "./desired";
+export {
+  CREDENTIALS_HELP,
+  LIMITS,
+  SERVER_DEFAULTS,
+  UNKNOWN,
+  carriesCredentials,
+  containsUnknown,
+  defaultUser,
+  isHttpUrl,
+  isUnknown,
+  show,
+  withoutCredentials,
+} from "./input-rules";
+export { INPUT_KEYS, VmInputsSchema } from "./inputs";
+export type { ConnectionInput, DeclaredInputs, VmInputs } from "./inputs";
+export { defaultJournalDir, fileJournal } from "./journal";
+export type { InstallJournal, JournalEntry } from "./journal";
+export { CODES, LifecycleError } from "./lifecycle-error";
+export type { ErrorCode } from "./lifecycle-error";
+export type { LostInstall } from "./lost-install";
+export { PartialCreateError, PartialError, PartialUpdateError } from "./partial-error";
+export { generatePassword, hashPassword, passwordMatches } from "./password";
+export { desiredOf, dropUndefined, nameFromVmName, parseState, realName, vmidFromId } from "./state";
+export type { Desired, VmState } from "./state";
+export { derivedName, readStackName, stackName, wasDerivedName } from "./vm-names";

@@ -1,0 +1,96 @@
+// The installs this machine has in flight, on disk. A deployment killed
+// mid-install (kill -9, a second Ctrl-C) never tells Pulumi's state which VMID
+// the server gave the install, and a VM with a name the user chose carries no
+// mark of its own; but the provider learned the VMID within seconds, and
+// wrote it here. The next create of the same resource of the same stack (its
+// entry is keyed by the stack's identity and the URN, which no other stack
+// shares) finds the entry, and with it the VM and when its install began:
+// evidence that this stack made it, where the name alone is none.
+//
+// An entry lives from just before the install request to the moment the
+// create's outcome is handed back; a create that is cancelled keeps it (the
+// server carries on). It is local: a new CI runner has none, which is what
+// `go-pve-qemu-pulumi recover` (Pulumi's pending creates) is for.
+import { createHash } from "node:crypto";
+import * as fs from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { z } from "zod";
+import { PHASES } from "../../client";
+
+const EntrySchema = z.object({
+  identity: z.string(),
+  urn: z.string(),
+  endpoint: z.string(),
+  /** the name sent to the server (the server names the VM `<name>-<vmid>`) */
+  name: z.string().optional(),
+  vmid: z.number().int().optional(),
+  /** when the install request was sent, ms */
+  startedAt: z.number(),
+  os: z.string(),
+  /** the furthest phase the install's stream had shown, and when (what the server said before a kill) */
+  reached: z.object({ phase: z.enum(PHASES), at: z.number() }).optional(),
+});
+export type JournalEntry = z.infer<typeof EntrySchema>;
+
+export interface InstallJournal {
+  get(identity: string, urn: string): Promise<JournalEntry | undefined>;
+  put(entry: JournalEntry): Promise<void>;
+  remove(identity: string, urn: string): Promise<void>;
+}
+
+/** Entries older than this are dropped when the folder is next written: no install lasts that long. */
+const PRUNE_AFTER_MS = 7 * 24 * 3_600_000;
+
+/** GO_PVE_QEMU_JOURNAL_DIR, else the user's cache folder. */
+export function defaultJournalDir(env: NodeJS.ProcessEnv): string {
+  if (env.GO_PVE_QEMU_JOURNAL_DIR) return env.GO_PVE_QEMU_JOURNAL_DIR;
+  const cache = env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
+  return path.join(cache, "go-pve-qemu-pulumi", "installs");
+}
+
+/** The journal in `dir`: one small JSON file per install in flight, written whole (temporary file, then rename). */
+export function fileJournal(dir: string): InstallJournal {
+  const file = (identity: string, urn: string): string =>
+    path.join(dir, `${createHash("sha256").update(`${identity}\n${urn}`).digest("hex").slice(0, 32)}.json`);
+  return {
+    async get(identity, urn) {
+      let text: string;
+      try {
+        text = await fs.readFile(file(identity, urn), "utf8");
+      } catch {
+        return undefined;
+      }
+      const parsed = EntrySchema.safeParse(safeJson(text));
+      // A damaged entry, or another's that collides by hash, is no evidence.
+      return parsed.success && parsed.data.identity === identity && parsed.data.urn === urn ? parsed.data : undefined;
+    },
+    async put(entry) {
+      await fs.mkdir(dir, { recursive: true });
+      const target = file(entry.identity, entry.urn);
+      const tmp = `${target}.${process.pid}.tmp`;
+      await fs.writeFile(tmp, JSON.stringify(EntrySchema.parse(entry)), { mode: 0o600 });
+      await fs.rename(tmp, target);
+      await prune(dir, Date.now());
+    },
+    async remove(identity, urn) {
+      await fs.rm(file(identity, urn), { force: true });
+    },
+  };
+}
+
+async function prune(dir: string, now: number): Promise<void> {
+  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+    const p = path.join(dir, name);
+    const stat = await fs.stat(p).catch(() => undefined);
+    if (stat && now - stat.mtimeMs > PRUNE_AFTER_MS) await fs.rm(p, { force: true });
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,8 @@
+// The one read of the server: a VM as the list shows it, and the Look the
+// decision tables take. This index is the room's only door.
+export { diskFromList, memoryFromList } from "./listing";
+export { exists, lookOf, runs } from "./look";
+export type { Look } from "./look";
+export { lookAt } from "./look-at";
+export { RUNNING, STOPPED, isDisabled, observe, observeFor, observedFields, powerWord } from "./observe";
+export type { Observation } from "./observe";

@@ -1,0 +1,5 @@
+// What changes and how: the diff the engine asks for, and the ordered steps of
+// an update. This index is the room's only door.
+export { diff } from "./diff";
+export { describeStep, planUpdate } from "./plan";
+export type { Step } from "./plan";

@@ -1,0 +1,2 @@
+// Refreshing a VM from the server. This index is the room's only door.
+export { read } from "./read";

@@ -1,0 +1,111 @@
+// An update of a VM whose install is still unconfirmed (its stream was lost
+// and the server may still be installing it) must not change anything yet: a
+// shutdown for a new cpu, or a start for `running: true`, would act on a VM
+// in the middle of its install. So the update first follows the install to a
+// verdict, by the same rules as create's follow (the reboot rule, the
+// timeline), and plans only then. When the timeline ends before a verdict,
+// the update fails having changed nothing; the next `up` asks again.
+import type { GoPveQemuApi } from "../../client";
+import { clockOf, openBoundsOf, timingOf, duration, poll, errorText } from "../core";
+import type { LifecycleContext, Redactor } from "../core";
+import { advance, stoppedGrace, decideLost, phaseShown, remember } from "../install";
+import type { FollowMemory, Verdict } from "../install";
+import type { LostInstall, VmState } from "../model";
+import { LifecycleError } from "../model";
+import { exists, lookOf, observe, observedFields } from "../observe";
+import type { Look, Observation } from "../observe";
+
+export interface SettleTarget {
+  client: GoPveQemuApi;
+  vmid: number;
+  label: string;
+  ctx: LifecycleContext;
+  redact: Redactor;
+}
+
+/** The state once the install is settled; undefined when the server removed the VM. Throws when it stays unknown. */
+export async function followUnconfirmed(t: SettleTarget, state: VmState): Promise<VmState | undefined> {
+  const lost = state.installLost;
+  if (state.installState !== "unconfirmed" || lost === undefined) return state;
+  const clock = clockOf(t.ctx);
+  const capAt = Math.min(lost.settleBy, clock.now() + timingOf(t.ctx).followTimeoutMs);
+  t.ctx.reporter.info(
+    `VM ${t.label}: its install is not settled yet (its stream was lost at ${lost.step ? `step "${lost.step}"` : "the start"}); ` +
+      `following it before anything is changed, for up to ${duration(Math.max(0, capAt - clock.now()))}`,
+  );
+  const watch = new Watch(t, state, lost);
+  const result = await poll(t.ctx, {
+    probe: () => watch.round(capAt),
+    done: (v) => v.kind !== "follow",
+    timeoutMs: Math.max(0, capAt - clock.now()) + timingOf(t.ctx).pollIntervalMs,
+    onRound: (r) => t.ctx.reporter.debug(`VM ${t.label}: following its install: ${r.value?.why ?? "no answer"}`),
+  });
+  const verdict = result.reached ? result.value : await watch.round(Number.NEGATIVE_INFINITY);
+  return watch.settled(verdict);
+}
+
+class Watch {
+  private mem: FollowMemory;
+  private last: Observation | undefined;
+
+  constructor(
+    private readonly t: SettleTarget,
+    private readonly state: VmState,
+    private lost: LostInstall,
+  ) {
+    this.mem = { seen: lost.seen };
+  }
+
+  async round(capAt: number): Promise<Verdict> {
+    const seen = await this.look();
+    const now = clockOf(this.t.ctx).now();
+    const open = openBoundsOf(this.t.ctx);
+    if (exists(seen)) {
+      this.mem = remember(this.mem, seen, now);
+      this.lost = advance(this.lost, phaseShown(seen)!, now, open, this.state.inputs?.node !== undefined);
+    }
+    return decideLost(this.lost, seen, this.mem, now, {
+      capAt: Math.min(capAt, this.lost.settleBy),
+      vmidKnown: true,
+      grace: stoppedGrace(open),
+    });
+  }
+
+  private async look(): Promise<Look> {
+    const { client, vmid, ctx, redact } = this.t;
+    try {
+      this.last = await observe(client, vmid, { vmName: this.state.vmName, live: true }, ctx.signal);
+      return lookOf(this.last);
+    } catch (err) {
+      if (ctx.signal?.aborted) throw err;
+      return { kind: "unreadable", error: errorText(err, redact) };
+    }
+  }
+
+  /** The verdict as the state to plan from. */
+  settled(v: Verdict): VmState | undefined {
+    const { installState: _s, installLost: _l, ...rest } = this.state;
+    const seen = this.last?.listed && this.last.nameMatches ? observedFields(this.last, this.state) : {};
+    const { reporter } = this.t.ctx;
+    switch (v.kind) {
+      case "done":
+        reporter.info(`VM ${this.t.label}: its install is settled as complete (${v.why ?? "it finished"})`);
+        return { ...rest, ...seen, installComplete: true, installProblem: undefined };
+      case "failed":
+        reporter.info(`VM ${this.t.label}: its install is settled as failed and the VM is gone (${v.why})`);
+        return undefined;
+      case "partial":
+        if (v.installState === "failed") {
+          reporter.warn(
+            `VM ${this.t.label}: its install is settled as failed (${v.why}); \`pulumi up --replace\` reinstalls it`,
+          );
+          return { ...rest, ...seen, installComplete: false, installProblem: v.why };
+        }
+        break;
+    }
+    throw new LifecycleError(
+      `VM ${this.t.label}: its install is still not settled (${v.why}); nothing was changed: ` +
+        "the server may still be installing it, and an update could act on it mid-install. The next `pulumi up` or `pulumi refresh` asks again",
+    );
+  }
+}

@@ -1,0 +1,113 @@
+// Update in place: observe the VM as it is now, settle an install that is
+// still unconfirmed, plan from what the VM really is, then run the steps.
+//
+// Decisions:
+// - The plan is made from the VM observed live, not from the stored state: a
+//   VM stopped or changed outside Pulumi is planned correctly.
+// - A VM that is gone, or whose VMID now names another VM, fails the update
+//   with advice (refresh, then up) instead of creating anything here.
+// - An install whose outcome is still unconfirmed is settled first: nothing
+//   may be shut down or started while the server may still be installing it.
+// - A changed connection is recorded; it is resolved field by field over the
+//   stored one (not over the defaults: the VM lives where it was created).
+import {
+  connectionSecrets,
+  resolveConnection,
+  LifecycleError,
+  desiredOf,
+  dropUndefined,
+  parseState,
+  targetUser,
+} from "../model";
+import type { LifecycleContext } from "../core";
+import { disabledMessage } from "../delete";
+import type { VmInputs, VmState } from "../model";
+import { vmLabel, redactor } from "../core";
+import { observeFor, observedFields } from "../observe";
+import { planUpdate } from "../plan";
+import { followUnconfirmed } from "./settle-follow";
+import { settleUnconfirmed } from "../install";
+import { runSteps } from "./update-steps";
+import type { UpdateJob } from "./update-steps";
+
+export async function update(id: string, olds: VmState, news: VmInputs, ctx: LifecycleContext): Promise<VmState> {
+  const job = prepare(id, olds, news, ctx);
+  const current = await observeCurrent(job);
+  const steps = planUpdate(current, news);
+  if (steps.length > 0 && current.disabled) throw new LifecycleError(disabledMessage(job.label));
+  if (current.installComplete === false) {
+    ctx.reporter.warn(
+      `VM ${job.label} comes from an install that did not finish (${current.installProblem ?? "reason unknown"}); this update reconciles ` +
+        "its settings and power state but cannot finish the installation: `pulumi up --replace` reinstalls it",
+    );
+  }
+  if (steps.length === 0)
+    ctx.reporter.debug(`VM ${job.label}: nothing to change on the server; recording the new inputs`);
+  const state = await runSteps(job, steps, targetBase(job, current));
+  if (steps.length > 0) ctx.reporter.info(`VM ${job.label} is updated`);
+  return dropUndefined(state);
+}
+
+function prepare(id: string, olds: VmState, news: VmInputs, ctx: LifecycleContext): UpdateJob {
+  const old = parseState(olds, id);
+  const conn = resolveConnection(news.connection, old.connection ?? ctx.connectionDefaults);
+  const redact = redactor([
+    news.password,
+    old.password,
+    ...connectionSecrets(conn),
+    ...connectionSecrets(old.connection),
+  ]);
+  const label = vmLabel(old.vmid, old.vmName);
+  return { id, vmid: old.vmid, old, news, conn, client: ctx.client(conn), redact, ctx, label };
+}
+
+/** The VM as it is now, over the stored state; gone or reused VMIDs are errors with advice. */
+async function observeCurrent(job: UpdateJob): Promise<VmState> {
+  const { old, conn, vmid } = job;
+  const what = { endpoint: conn.endpoint, doing: `to update VM ${job.label}`, redact: job.redact };
+  const seen = await observeFor(job.client, vmid, { vmName: old.vmName }, what, job.ctx.signal);
+  if (!seen.listed) throw new LifecycleError(goneMessage(job));
+  if (!seen.nameMatches) {
+    throw new LifecycleError(
+      `VMID ${vmid} on ${conn.endpoint} now belongs to a VM named ${JSON.stringify(seen.entry?.name)}, not ${JSON.stringify(old.vmName)}; ` +
+        "this resource's VM is gone: run `pulumi refresh`, then `pulumi up`",
+    );
+  }
+  const current = dropUndefined({ ...old, ...observedFields(seen, old) });
+  job.label = vmLabel(vmid, current.vmName);
+  const looked = settleUnconfirmed(current, seen, job.ctx, job.label);
+  // Still unconfirmed after one look: followed to a verdict before any step can act on it (a
+  // disabled VM shows nothing to follow, and no step may act on it anyway).
+  const settled = looked === undefined || seen.disabled ? looked : await followUnconfirmed(job, looked);
+  if (settled === undefined) throw new LifecycleError(goneMessage(job));
+  return dropUndefined(settled);
+}
+
+function goneMessage(job: UpdateJob): string {
+  return (
+    `VM ${job.label} no longer exists on ${job.conn.endpoint}; run \`pulumi refresh\` to drop it from state, ` +
+    "then `pulumi up` creates it again"
+  );
+}
+
+/** What the state says once everything is applied, minus what the steps still change. */
+function targetBase(job: UpdateJob, current: VmState): VmState {
+  const { news, old } = job;
+  return dropUndefined({
+    ...current,
+    os: current.os ?? news.os,
+    version: current.version ?? news.version,
+    user: current.user ?? targetUser(news.user, news.os),
+    ...passwordOf(news, old),
+    connection: job.conn,
+    inputs: desiredOf(news),
+  });
+}
+
+/** The password as state keeps it: the new one or the old, or with storePassword false only its hash. */
+function passwordOf(news: VmInputs, old: VmState): Pick<VmState, "password" | "passwordGenerated" | "passwordHash"> {
+  const none = { password: undefined, passwordGenerated: undefined, passwordHash: undefined };
+  if (news.storePassword === false) return { ...none, passwordHash: news.passwordHash };
+  if (news.password !== undefined) return { ...none, password: news.password };
+  return { ...none, password: old.password, passwordGenerated: old.passwordGenerated };
+}
