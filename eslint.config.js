@@ -23,10 +23,11 @@ module.exports = tseslint.config(
     },
   },
   {
-    // The provider's functions stay short enough to read at once; a longer one is split by concern.
+    // The provider's functions and files stay short enough to read at once; a longer one is split by concern.
     files: ["provider/**/*.ts"],
     rules: {
-      "max-lines-per-function": ["error", { max: 60, skipBlankLines: true, skipComments: true }],
+      "max-lines-per-function": ["error", { max: 60 }],
+      "max-lines": ["error", { max: 250 }],
     },
   },
 );

@@ -1,5 +1,5 @@
 // The README's table of Vm inputs, generated from the input schema and its
-// limits (provider/lifecycle/inputs.ts), so that no limit is written twice.
+// limits (the lifecycle model's input rules), so that no limit is written twice.
 //
 //   node dist/scripts/input-table.js           rewrite the table in README.md
 //   node dist/scripts/input-table.js --check   fail when README.md is not current (npm test's lint)

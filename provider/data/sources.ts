@@ -55,7 +55,7 @@ async function clusterOnce(caller: string, own: Connection | undefined): Promise
   const [{ readCluster }, { resolveConnection }, { readSettings }] = await Promise.all([
     import("../cluster"),
     import("../lifecycle"),
-    import("../resource"),
+    import("../settings"),
   ]);
   let settings, conn;
   try {

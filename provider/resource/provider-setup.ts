@@ -11,7 +11,7 @@ import * as lifecycle from "../lifecycle";
 import { providerCancelWatch } from "./cancel";
 import { configIndex } from "./config-index";
 import { engineReporter } from "./engine-log";
-import { readSettings, type ProviderSettings } from "./settings";
+import { readSettings, type ProviderSettings } from "../settings";
 
 const clients = new Map<string, GoPveQemuApi>();
 /** Until `configure` runs (it always does first in the engine), the environment alone. */

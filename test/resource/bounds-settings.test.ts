@@ -3,7 +3,7 @@
 import { phaseBounds } from "../../provider/client/stream/wire";
 import { openBoundsOf } from "../../provider/lifecycle/core/context";
 import type { LifecycleContext } from "../../provider/lifecycle/core/context";
-import { readSettings } from "../../provider/resource/settings";
+import { readSettings } from "../../provider/settings/settings";
 import { simulatedBounds } from "../../scripts/sim-bounds";
 
 const ctxStub: LifecycleContext = {

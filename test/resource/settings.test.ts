@@ -1,6 +1,6 @@
 // Settings of the preview checks: where the endpoint came from (for
 // messages), offline from stack config or the environment, the timeout.
-import { readSettings } from "../../provider/resource/settings";
+import { readSettings } from "../../provider/settings/settings";
 
 const from = (values: Record<string, string>) => (key: string) => values[key];
 

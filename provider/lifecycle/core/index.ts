@@ -9,3 +9,4 @@ export type { PollRound } from "./poll";
 export { installProgress, streamProgress } from "./progress";
 export { errorText, redactor, safeCause } from "./redact";
 export type { Redactor } from "./redact";
+export { sessionOf } from "./session";

@@ -5,8 +5,8 @@
 // VMID was reused after ours was removed by hand): it is left alone.
 import type { GoPveQemuApi } from "../../client";
 import { HttpStatusError } from "../../client";
-import { connectionSecrets, resolveConnection, LifecycleError, parseState } from "../model";
-import { timingOf, duration, vmLabel, errorText, redactor, safeCause } from "../core";
+import { resolveConnection, LifecycleError, parseState } from "../model";
+import { timingOf, duration, errorText, safeCause, sessionOf } from "../core";
 import type { LifecycleContext, Redactor } from "../core";
 import { observe, observeFor } from "../observe";
 import { isPowerRefusal, stopAndWait, waitGone } from "../power";
@@ -65,23 +65,29 @@ async function sendDestroy(
   ctx: LifecycleContext,
   redact: Redactor,
 ): Promise<"sent" | "gone"> {
-  try {
-    await client.destroy(vmid, { signal: ctx.signal });
-    return "sent";
-  } catch (err) {
-    if (ctx.signal?.aborted) throw err;
-    if (isNoConfig(err) && (await confirmedGone(client, vmid, ctx))) return "gone";
-    if (!isPowerRefusal(err, true)) throw refusal(label, err, redact);
-  }
+  const first = await tryDestroy(client, vmid, ctx);
+  if (first.kind !== "refused") return first.kind;
+  if (!isPowerRefusal(first.err, true)) throw refusal(label, first.err, redact);
   // It was started again in between: stop once more, then destroy.
   await stopAndWait(client, vmid, label, ctx, redact);
+  const again = await tryDestroy(client, vmid, ctx);
+  if (again.kind !== "refused") return again.kind;
+  throw refusal(label, again.err, redact);
+}
+
+/** One destroy call: sent, gone (no config, and the list agrees), or refused with the server's error. */
+async function tryDestroy(
+  client: GoPveQemuApi,
+  vmid: number,
+  ctx: LifecycleContext,
+): Promise<{ kind: "sent" | "gone" } | { kind: "refused"; err: unknown }> {
   try {
     await client.destroy(vmid, { signal: ctx.signal });
-    return "sent";
-  } catch (again) {
-    if (ctx.signal?.aborted) throw again;
-    if (isNoConfig(again) && (await confirmedGone(client, vmid, ctx))) return "gone";
-    throw refusal(label, again, redact);
+    return { kind: "sent" };
+  } catch (err) {
+    if (ctx.signal?.aborted) throw err;
+    if (isNoConfig(err) && (await confirmedGone(client, vmid, ctx))) return { kind: "gone" };
+    return { kind: "refused", err };
   }
 }
 
@@ -111,9 +117,7 @@ function refusal(label: string, err: unknown, redact: Redactor): LifecycleError 
 export async function remove(id: string, olds: VmState, ctx: LifecycleContext): Promise<void> {
   const state = parseState(olds, id);
   const conn = state.connection ?? resolveConnection(undefined, ctx.connectionDefaults);
-  const client = ctx.client(conn);
-  const redact = redactor([state.password, ...connectionSecrets(conn)]);
-  const label = vmLabel(state.vmid, state.vmName);
+  const { client, redact, label } = sessionOf(ctx, state, conn, [state.password]);
   ctx.reporter.info(`deleting VM ${label} on ${conn.endpoint}`);
   const result = await destroyVm(client, state.vmid, label, ctx, redact, state.vmName);
   if (result === "gone") ctx.reporter.info(`VM ${label} is already gone; nothing to delete`);

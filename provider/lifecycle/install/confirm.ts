@@ -34,10 +34,10 @@ export async function confirm(job: InstallJob, facts: InstallFacts & { vmid: num
       { code: CODES.installFailed },
     );
   }
-  const sighting = { facts, entry: seen.entry, status: powerWord(seen) };
+  const sighting = { facts, seen };
   if (!r.reached) {
     return failWithVm(job, sighting, [
-      `the install of VM ${label} completed, but its status is ${sighting.status ?? "unreadable"}, not running`,
+      `the install of VM ${label} completed, but its status is ${powerWord(seen) ?? "unreadable"}, not running`,
     ]);
   }
   return finishCreate(job, sighting, true);

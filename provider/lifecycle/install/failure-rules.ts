@@ -49,6 +49,9 @@ export type FailureVerdict =
 
 const MAX_ATTEMPTS = 2;
 
+const failed = (why: string): FailureVerdict => ({ kind: "failed", why });
+const follow = (from: "stream" | "start", why: string): FailureVerdict => ({ kind: "follow", from, why });
+
 /**
  * The decision table for a failed install call. `seen` is one look at the
  * VMID, taken only when the server ended the install and the VMID is known.
@@ -56,40 +59,31 @@ const MAX_ATTEMPTS = 2;
 export function decideFailure(f: Failure, facts: FailureFacts, seen?: Look): FailureVerdict {
   switch (f.kind) {
     case "refused":
-      return { kind: "failed", why: "nothing was created" };
+      return failed("nothing was created");
     case "gateway":
       if (!facts.followable)
-        return {
-          kind: "failed",
-          why: "the answer is a gateway's, behind which the install may run, but without a vmid or name nothing could be recognised as this install's; nothing was recorded",
-        };
-      return {
-        kind: "follow",
-        from: "start",
-        why: `HTTP ${f.status} in JSON came from a gateway that holds back whole answers, not from the server: the install may be running behind it`,
-      };
+        return failed(
+          "the answer is a gateway's, behind which the install may run, but without a vmid or name nothing could be recognised as this install's; nothing was recorded",
+        );
+      return follow(
+        "start",
+        `HTTP ${f.status} in JSON came from a gateway that holds back whole answers, not from the server: the install may be running behind it`,
+      );
     case "no-stream":
       if (!f.seen)
-        return {
-          kind: "failed",
-          why: "the server's stream never began (it sends its headers before any work), and no VM of this install is on the server: nothing was created",
-        };
-      return {
-        kind: "follow",
-        from: "start",
-        why: "no stream came, yet a VM of this install is on the server: something in between held the stream back",
-      };
+        return failed(
+          "the server's stream never began (it sends its headers before any work), and no VM of this install is on the server: nothing was created",
+        );
+      return follow(
+        "start",
+        "no stream came, yet a VM of this install is on the server: something in between held the stream back",
+      );
     case "unreachable":
-      if (!f.serverAnswers || !facts.followable)
-        return { kind: "failed", why: "the server could not be reached to install" };
-      return {
-        kind: "follow",
-        from: "start",
-        why: "the request broke, but the server answers: the install may have started",
-      };
+      if (!f.serverAnswers || !facts.followable) return failed("the server could not be reached to install");
+      return follow("start", "the request broke, but the server answers: the install may have started");
     case "cancelled":
       if (facts.vmid === undefined || facts.existedBefore)
-        return { kind: "failed", why: "the install was cancelled before a VMID was assigned" };
+        return failed("the install was cancelled before a VMID was assigned");
       return {
         kind: "partial",
         installState: "unconfirmed",
@@ -103,10 +97,10 @@ export function decideFailure(f: Failure, facts: FailureFacts, seen?: Look): Fai
             "the stream was lost before the server named the VMID, and nothing on the server can be told to be this " +
             "install's (a name the user gave is no evidence: another stack may install the same name)",
         };
-      return { kind: "follow", from: "stream", why: "the server carries on without a listener" };
+      return follow("stream", "the server carries on without a listener");
     case "unexpected":
-      if (facts.vmid === undefined) return { kind: "failed", why: "the install failed" };
-      return { kind: "follow", from: "stream", why: "the install's end was not understood" };
+      if (facts.vmid === undefined) return failed("the install failed");
+      return follow("stream", "the install's end was not understood");
     case "ended":
       return decideEnded(f, facts, seen);
   }

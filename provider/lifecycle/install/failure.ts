@@ -2,7 +2,7 @@
 // matters, decide, and record: retry, follow the install, keep the VM in
 // state (partial), or a plain error.
 import { HttpStatusError, OperationFailedError, UNNAMED_PHASE } from "../../client";
-import type { VmEntry, InstallFacts } from "../../client";
+import type { InstallFacts } from "../../client";
 import { classify, streamLoss } from "./classify-failure";
 import type { Progress } from "./classify-failure";
 import { clockOf, openBoundsOf, vmLabel, errorText, safeCause } from "../core";
@@ -12,8 +12,8 @@ import type { Failure, FailureVerdict } from "./failure-rules";
 import { CODES, LifecycleError, dropUndefined, realName } from "../model";
 import type { ErrorCode } from "../model";
 import { follow } from "./follow";
-import { exists, lookAt, powerWord } from "../observe";
-import type { Look } from "../observe";
+import { lookAt } from "../observe";
+import type { Sight } from "../observe";
 import { failWithVm } from "./record";
 import type { CreateResult, InstallJob, Sighting } from "./record";
 import type { InstallTicket } from "./vmid-lock";
@@ -37,7 +37,7 @@ export async function handleInstallFailure(
   const vmid = facts.vmid ?? inputs.vmid;
   const failure = await classify(job, err, progress, before);
   const looked = failure.kind === "ended" && vmid !== undefined ? await look(job, vmid) : undefined;
-  const seen = looked?.seen;
+  const seen = looked?.look;
   const verdict = decideFailure(
     failure,
     {
@@ -53,19 +53,14 @@ export async function handleInstallFailure(
   );
   const why = failure.kind === "lost" ? streamLoss(err, redact) : errorText(err, redact);
   const cause = safeCause(err, redact);
-  const sighting: Sighting = { facts: { ...facts, vmid }, entry: looked?.entry, status: looked?.status };
+  const sighting: Sighting = { facts: { ...facts, vmid }, seen: looked?.observation };
   return recordFailure(job, verdict, { facts, vmid, why, cause, progress, before, ticket, failure, sighting });
 }
 
 /** One look at the VMID, for the table and for the state. */
-async function look(job: InstallJob, vmid: number): Promise<{ seen: Look; entry?: VmEntry; status?: string }> {
-  const { look: seen, observation: o } = await lookAt(
-    job.client,
-    vmid,
-    { vmName: realName(job.name, vmid) },
-    { redact: job.redact, signal: job.ctx.signal },
-  );
-  return o !== undefined && exists(seen) ? { seen, entry: o.entry, status: powerWord(o) } : { seen };
+async function look(job: InstallJob, vmid: number): Promise<Sight> {
+  const expect = { vmName: realName(job.name, vmid) };
+  return lookAt(job.client, vmid, expect, { redact: job.redact, signal: job.ctx.signal });
 }
 
 interface Known {

@@ -23,10 +23,11 @@ import { decideLost, phaseShown, remember } from "./lost-rules";
 import type { FollowMemory, Verdict } from "./lost-rules";
 import type { LostInstall } from "../model";
 import { CODES, LifecycleError, realName } from "../model";
-import { exists, lookAt, powerWord } from "../observe";
+import { exists, lookAt } from "../observe";
 import type { Look } from "../observe";
 import { failWithVm, finishCreate } from "./record";
 import type { CreateResult, InstallJob, Sighting } from "./record";
+import type { Observation } from "../observe";
 import type { InstallTicket } from "./vmid-lock";
 import { vmidsInFlight } from "./vmid-lock";
 import { claimOf, ownVms } from "./identity";
@@ -86,8 +87,8 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
 class Watch {
   vmid: number | undefined;
   mem: FollowMemory = { seen: false };
-  entry: VmEntry | undefined;
-  status: string | undefined;
+  /** the last observation of the VM, when one could be made */
+  observation: Observation | undefined;
 
   constructor(
     private readonly job: InstallJob,
@@ -131,9 +132,7 @@ class Watch {
       signal: ctx.signal,
       passCancel: true,
     });
-    if (o === undefined) return look;
-    this.entry = o.nameMatches ? o.entry : undefined;
-    if (exists(look)) this.status = powerWord(o);
+    if (o !== undefined) this.observation = o;
     return look;
   }
 
@@ -165,7 +164,7 @@ class Watch {
 
   private firstSeen(): void {
     this.at.ticket.created(); // it exists: the next auto install may start
-    const name = this.entry?.name;
+    const name = this.entry()?.name;
     this.job.ctx.reporter.info(`following: VM ${vmLabel(this.vmid!, name)} exists on the server`);
   }
 
@@ -179,13 +178,18 @@ class Watch {
   }
 
   sighting(): Sighting {
-    return { facts: { ...this.at.facts, vmid: this.vmid }, entry: this.entry, status: this.status };
+    return { facts: { ...this.at.facts, vmid: this.vmid }, seen: this.observation };
+  }
+
+  /** Its list entry, when the last observation found it under its name. */
+  entry(): VmEntry | undefined {
+    return this.observation?.nameMatches ? this.observation.entry : undefined;
   }
 }
 
 async function record(job: InstallJob, at: LostAt, watch: Watch, v: Verdict, t: LostInstall): Promise<CreateResult> {
   const stream = at.why.split("\n")[0];
-  const label = watch.vmid === undefined ? "(VMID never named)" : vmLabel(watch.vmid, watch.entry?.name);
+  const label = watch.vmid === undefined ? "(VMID never named)" : vmLabel(watch.vmid, watch.entry()?.name);
   switch (v.kind) {
     case "done":
       if (v.inferred) {

@@ -17,7 +17,8 @@ import {
   realName,
 } from "../model";
 import { vmLabel, errorText, safeCause } from "../core";
-import { diskFromList, memoryFromList, RUNNING, isDisabled } from "../observe";
+import { diskFromList, memoryFromList, RUNNING, isDisabled, powerWord } from "../observe";
+import type { Observation } from "../observe";
 import { shutdownAndWait } from "../power";
 
 export interface CreateResult {
@@ -50,12 +51,22 @@ export interface InstallJob {
 
 /**
  * What is known of the VM at some moment, for its state: the stream's facts,
- * its list entry and power word. The decision tables take a Look (lookOf).
+ * and the observation of it, if one was made. The decision tables take a
+ * Look of the same observation.
  */
 export interface Sighting {
   facts: Partial<InstallFacts>;
-  entry?: VmEntry;
-  status?: string;
+  seen?: Observation;
+}
+
+/** Its list entry, when the observation found it under its name. */
+function entryOf(s: Sighting): VmEntry | undefined {
+  return s.seen?.listed && s.seen.nameMatches ? s.seen.entry : undefined;
+}
+
+/** Its power word ("running", "stopped", ...), when the observation found it under its name. */
+function statusOf(s: Sighting): string | undefined {
+  return s.seen?.listed && s.seen.nameMatches ? powerWord(s.seen) : undefined;
 }
 
 const LIMIT_NAMES = { cpu: "VM_MAX_CPU", memoryMb: "VM_MAX_RAM", diskGb: "VM_MAX_DISK" } as const;
@@ -105,9 +116,10 @@ function stateFrom(job: InstallJob, seen: Sighting, completed: boolean, problem?
   const facts = seen.facts;
   const vmid = facts.vmid ?? inputs.vmid;
   if (vmid === undefined) throw new Error("stateFrom needs a VMID");
-  const entry = seen.entry;
+  const entry = entryOf(seen);
   const { want, actual } = sizesOf(inputs, seen);
-  const running = seen.status !== undefined ? seen.status === RUNNING : entry?.running;
+  const status = statusOf(seen);
+  const running = status !== undefined ? status === RUNNING : entry?.running;
   return dropUndefined<VmState>({
     vmid,
     vmName: entry?.name ?? facts.realName ?? realName(job.name, vmid),
@@ -139,7 +151,8 @@ type Sizes = Record<"cpu" | "memoryMb" | "diskGb", number>;
  * (exact), else the clamping facts, else what was asked.
  */
 function sizesOf(inputs: VmInputs, seen: Sighting): { want: Sizes; actual: Sizes } {
-  const { facts, entry } = seen;
+  const { facts } = seen;
+  const entry = entryOf(seen);
   const want = {
     cpu: inputs.cpu ?? SERVER_DEFAULTS.cpu,
     memoryMb: inputs.memoryMb ?? SERVER_DEFAULTS.memoryMb,
@@ -159,7 +172,7 @@ function sizesOf(inputs: VmInputs, seen: Sighting): { want: Sizes; actual: Sizes
 function clampsOf(want: Sizes, actual: Sizes, seen: Sighting): VmState["clamped"] {
   const clamped: NonNullable<VmState["clamped"]> = {};
   for (const key of ["cpu", "memoryMb", "diskGb"] as const) {
-    if (actual[key] < want[key] && (seen.facts[key] !== undefined || seen.entry !== undefined)) {
+    if (actual[key] < want[key] && (seen.facts[key] !== undefined || entryOf(seen) !== undefined)) {
       clamped[key] = { requested: want[key], limit: actual[key] };
     }
   }
@@ -187,7 +200,7 @@ export async function failWithVm(
       `VM ${label} is kept in state as unconfirmed (installState "unconfirmed", stream lost at ${lost.step ? `step "${lost.step}"` : "the start"}): ` +
         "the next `pulumi up` or `pulumi refresh` settles it: recorded as installed once the server can no longer remove it, dropped from state if the server removed it",
     );
-  } else if (job.inputs.destroyOnCreateFailure === true && seen.entry !== undefined) {
+  } else if (job.inputs.destroyOnCreateFailure === true && entryOf(seen) !== undefined) {
     ctx.reporter.warn(`destroyOnCreateFailure: destroying VM ${label}`);
     let destroyError: unknown;
     try {

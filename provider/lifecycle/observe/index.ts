@@ -6,3 +6,4 @@ export type { Look } from "./look";
 export { lookAt } from "./look-at";
 export { RUNNING, STOPPED, isDisabled, observe, observeFor, observedFields, powerWord } from "./observe";
 export type { Observation } from "./observe";
+export type { Sight } from "./look-at";

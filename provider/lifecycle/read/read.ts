@@ -16,18 +16,10 @@
 //   program says). The IP is unknown too (it depends on the server's
 //   gateway). The connection comes from the defaults.
 import { OsSchema } from "../../client";
-import {
-  connectionSecrets,
-  resolveConnection,
-  LifecycleError,
-  dropUndefined,
-  nameFromVmName,
-  parseState,
-  vmidFromId,
-} from "../model";
+import { resolveConnection, LifecycleError, dropUndefined, nameFromVmName, parseState, vmidFromId } from "../model";
 import type { LifecycleContext } from "../core";
 import type { VmInputs, Desired, VmState } from "../model";
-import { vmLabel, redactor } from "../core";
+import { vmLabel, sessionOf } from "../core";
 import { observeFor, observedFields } from "../observe";
 import type { Observation } from "../observe";
 import { settleUnconfirmed } from "../install";
@@ -52,11 +44,10 @@ export async function read(
   }
   const prior = importing ? undefined : parseState(olds, id);
   const conn = prior?.connection ?? resolveConnection(undefined, ctx.connectionDefaults);
-  const redact = redactor([prior?.password, ...connectionSecrets(conn)]);
-  const label = vmLabel(vmid, prior?.vmName);
+  const { client, redact, label } = sessionOf(ctx, { vmid, vmName: prior?.vmName }, conn, [prior?.password]);
 
   const what = { endpoint: conn.endpoint, doing: `to read VM ${label}`, redact };
-  const seen = await observeFor(ctx.client(conn), vmid, { vmName: prior?.vmName }, what, ctx.signal);
+  const seen = await observeFor(client, vmid, { vmName: prior?.vmName }, what, ctx.signal);
   if (!seen.listed) {
     ctx.reporter.info(`VM ${label} no longer exists on ${conn.endpoint}`);
     return undefined;

@@ -10,19 +10,11 @@
 //   may be shut down or started while the server may still be installing it.
 // - A changed connection is recorded; it is resolved field by field over the
 //   stored one (not over the defaults: the VM lives where it was created).
-import {
-  connectionSecrets,
-  resolveConnection,
-  LifecycleError,
-  desiredOf,
-  dropUndefined,
-  parseState,
-  targetUser,
-} from "../model";
+import { resolveConnection, LifecycleError, desiredOf, dropUndefined, parseState, targetUser } from "../model";
 import type { LifecycleContext } from "../core";
 import { disabledMessage } from "../delete";
 import type { VmInputs, VmState } from "../model";
-import { vmLabel, redactor } from "../core";
+import { vmLabel, sessionOf } from "../core";
 import { observeFor, observedFields } from "../observe";
 import { planUpdate } from "../plan";
 import { followUnconfirmed } from "./settle-follow";
@@ -51,14 +43,8 @@ export async function update(id: string, olds: VmState, news: VmInputs, ctx: Lif
 function prepare(id: string, olds: VmState, news: VmInputs, ctx: LifecycleContext): UpdateJob {
   const old = parseState(olds, id);
   const conn = resolveConnection(news.connection, old.connection ?? ctx.connectionDefaults);
-  const redact = redactor([
-    news.password,
-    old.password,
-    ...connectionSecrets(conn),
-    ...connectionSecrets(old.connection),
-  ]);
-  const label = vmLabel(old.vmid, old.vmName);
-  return { id, vmid: old.vmid, old, news, conn, client: ctx.client(conn), redact, ctx, label };
+  const session = sessionOf(ctx, old, conn, [news.password, old.password, old.connection]);
+  return { id, vmid: old.vmid, old, news, ...session, ctx };
 }
 
 /** The VM as it is now, over the stored state; gone or reused VMIDs are errors with advice. */
