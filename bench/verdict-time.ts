@@ -1,0 +1,200 @@
+// How long after the server has finished does a create reach its verdict,
+// when it could not simply read the end off the stream (not CI)? Two cases,
+// on the simulator with the real server's step durations (its clock runs
+// `--speed` times faster, 10 by default, and so does the lifecycle's: every
+// time below is in the server's time; at 10 a request's own latency stays
+// well under the 2 s between two looks):
+// - lost: installs at the measured rates of broken streams (a few in every
+//   thirty lose their stream); for each install whose stream was lost and
+//   then followed, the time from the server's own end of the install to the
+//   create's verdict;
+// - takeover: a create killed part way (its outcome thrown away, as when the
+//   process dies), the server left to finish, then the next create of the
+//   same resource, once right after the server finished and once 90 min
+//   after the killed install began: how long it takes to take the finished
+//   VM over.
+// Each outcome is checked as in the install soak: 0 wrong, 0 ghosts, 0
+// orphans. `--impl DIR` measures another build of the provider (a dist/
+// folder of an earlier commit), so that two releases are compared side by
+// side on one simulator.
+//
+// Run: `npm run build && node dist/bench/verdict-time.js [--impl DIR] [--installs N] [--takeovers N] [--speed N] [--seed S]`.
+import { randomBytes } from "node:crypto";
+import * as path from "node:path";
+import { startSimulator } from "../simulator";
+import type { SimulatorHandle } from "../simulator";
+import { arg, simClock } from "./soak-support";
+
+const SPEED = arg("--speed", 10);
+
+interface Impl {
+  create(inputs: unknown, ctx: unknown): Promise<{ state: { vmid: number } }>;
+  PartialError: new (...a: never[]) => Error & { state: { vmid: number; installState?: string } };
+  GoPveQemuClient: new (o: { endpoint: string; streamIdleTimeoutMs?: number }) => { close(): Promise<void> };
+}
+
+function loadImpl(): Impl {
+  const i = process.argv.indexOf("--impl");
+  const root = i >= 0 ? path.resolve(process.argv[i + 1]!) : path.resolve(__dirname, "..");
+  const lifecycle = require(path.join(root, "provider/lifecycle")) as Impl;
+  const client = require(path.join(root, "provider/client")) as Pick<Impl, "GoPveQemuClient">;
+  return { ...lifecycle, GoPveQemuClient: client.GoPveQemuClient };
+}
+
+interface Verdict {
+  vmid?: number;
+  kind: string;
+  lost: boolean;
+  at: number;
+}
+
+async function run(
+  impl: Impl,
+  sim: SimulatorHandle,
+  inputs: object,
+  ctx: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<Verdict> {
+  let lost = false;
+  const reporter = {
+    info: (m: string) => {
+      if (process.env.VERDICT_TIME_LOG) console.log(`  info ${m}`);
+    },
+    debug: () => undefined,
+    warn: (m: string) => {
+      if (process.env.VERDICT_TIME_LOG) console.log(`  warn ${m}`);
+      if (/following VM/.test(m)) lost = true;
+    },
+  };
+  const client = ctx.client as unknown;
+  const full = { ...ctx, reporter, client: () => client, connectionDefaults: { endpoint: sim.url }, signal };
+  try {
+    const r = await impl.create(inputs, full);
+    return { vmid: r.state.vmid, kind: "installed", lost, at: Date.now() };
+  } catch (err) {
+    const at = Date.now();
+    if (err instanceof impl.PartialError) {
+      return { vmid: err.state.vmid, kind: err.state.installState ?? "partial", lost, at };
+    }
+    return { kind: `error ${(err as { code?: string }).code ?? "?"}`, lost, at };
+  }
+}
+
+/** Sim-time seconds from `from` to `to` (both Date.now() values). */
+const simSeconds = (from: number, to: number): number => ((to - from) * SPEED) / 1000;
+
+function quantiles(xs: number[]): string {
+  if (xs.length === 0) return "none";
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p: number): number => s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]!;
+  return `n ${s.length}, median ${q(0.5).toFixed(0)} s, p95 ${q(0.95).toFixed(0)} s, worst ${s[s.length - 1]!.toFixed(0)} s`;
+}
+
+function endOf(sim: SimulatorHandle, vmid: number | undefined): number | undefined {
+  if (vmid === undefined) return undefined;
+  const rec = sim.installs().filter((r) => r.vmid === vmid && r.endedAt !== null);
+  return rec.length > 0 ? rec[rec.length - 1]!.endedAt! : undefined;
+}
+
+function check(sim: SimulatorHandle, verdicts: Verdict[]): { wrong: number; ghosts: number; orphans: number } {
+  const onServer = new Map(sim.vms().map((vm) => [vm.vmid, vm]));
+  const kept = verdicts.filter((v) => v.vmid !== undefined && !v.kind.startsWith("error"));
+  const known = new Set(kept.map((v) => v.vmid));
+  return {
+    wrong: kept.filter((v) => v.kind === "installed" && onServer.get(v.vmid!)?.status !== "running").length,
+    ghosts: kept.filter((v) => !onServer.has(v.vmid!)).length,
+    orphans: [...onServer.keys()].filter((vmid) => !known.has(vmid)).length,
+  };
+}
+
+const urnOf = (name: string): string => `urn:pulumi:dev::verdict-time::go-pve-qemu:index:Vm::${name}`;
+
+async function lostStreams(impl: Impl, installs: number, seed: number): Promise<void> {
+  const sim = await startSimulator({ speed: SPEED, sshKey: true, measuredRates: true, seed });
+  const client = new impl.GoPveQemuClient({ endpoint: sim.url, streamIdleTimeoutMs: 3_000 });
+  const identity = randomBytes(16).toString("hex");
+  try {
+    const clock = simClock(SPEED);
+    const verdicts = await Promise.all(
+      Array.from({ length: installs }, (_, i) =>
+        run(
+          impl,
+          sim,
+          { os: "ubuntu", version: "24.04", ...(i % 2 ? { vmid: 150 + (i >> 1) } : {}) },
+          {
+            client,
+            clock,
+            urn: urnOf(`lost${i}`),
+            identity,
+          },
+        ),
+      ),
+    );
+    await sim.idle();
+    const late = verdicts.flatMap((v) => {
+      const end = v.lost ? endOf(sim, v.vmid) : undefined;
+      return end === undefined ? [] : [Math.max(0, simSeconds(end, v.at))];
+    });
+    const kinds: Record<string, number> = {};
+    for (const v of verdicts) kinds[v.kind] = (kinds[v.kind] ?? 0) + 1;
+    console.log(`lost streams: ${installs} installs, outcomes ${JSON.stringify(kinds)}`);
+    console.log(`  verdict after the server's end, lost and followed: ${quantiles(late)}`);
+    console.log(`  ${JSON.stringify(check(sim, verdicts))}`);
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+}
+
+async function takeovers(impl: Impl, count: number, seed: number, gapMs?: number): Promise<void> {
+  const sim = await startSimulator({ speed: SPEED, sshKey: true, seed });
+  const client = new impl.GoPveQemuClient({ endpoint: sim.url, streamIdleTimeoutMs: 3_000 });
+  const identity = randomBytes(16).toString("hex");
+  try {
+    const clock = simClock(SPEED);
+    const one = async (i: number): Promise<{ v: Verdict; took: number }> => {
+      const inputs = { os: "ubuntu", version: "24.04", ...(i % 2 ? { vmid: 200 + i } : {}) };
+      const ctx = { client, clock, urn: urnOf(`take${i}`), identity };
+      // killed part way: between 40 s and 160 s into the install, its outcome lost
+      const began = Date.now();
+      const abort = new AbortController();
+      const cut = setTimeout(() => abort.abort(), (40_000 + ((i * 37_000) % 120_000)) / SPEED);
+      await run(impl, sim, inputs, ctx, abort.signal);
+      clearTimeout(cut);
+      const mine = (r: { requestedName: string }): boolean => r.requestedName.startsWith(`take${i}-`);
+      while (sim.installs().some((r) => mine(r) && r.endedAt === null)) await sleepReal(50);
+      if (gapMs !== undefined) await sleepReal(Math.max(0, began + gapMs / SPEED - Date.now()));
+      const from = Date.now();
+      const v = await run(impl, sim, inputs, ctx);
+      return { v, took: simSeconds(from, v.at) };
+    };
+    const results = await Promise.all(Array.from({ length: count }, (_, i) => one(i)));
+    await sim.idle();
+    const verdicts = results.map((r) => r.v);
+    const kinds: Record<string, number> = {};
+    for (const v of verdicts) kinds[v.kind] = (kinds[v.kind] ?? 0) + 1;
+    const when =
+      gapMs === undefined ? "right after the server finished" : `${gapMs / 60_000} min after the killed install began`;
+    console.log(`takeovers of a finished VM, ${when}: ${count}, outcomes ${JSON.stringify(kinds)}`);
+    console.log(`  verdict after the takeover began: ${quantiles(results.map((r) => r.took))}`);
+    console.log(`  ${JSON.stringify(check(sim, verdicts))}`);
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+}
+
+const sleepReal = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function main(): Promise<void> {
+  const impl = loadImpl();
+  const seed = arg("--seed", 1);
+  console.log(`speed ${SPEED}: times in the server's time`);
+  await Promise.all([
+    lostStreams(impl, arg("--installs", 120), seed),
+    takeovers(impl, arg("--takeovers", 10), seed),
+    takeovers(impl, arg("--takeovers", 10), seed + 1, 90 * 60_000),
+  ]);
+}
+
+void main();
