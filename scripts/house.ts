@@ -82,8 +82,18 @@ function main(argv: string[]): number {
   const shared = [...byName.entries()].filter(([, files]) => files.length > 1);
   out.push(`base names shared by two files or more: ${shared.length}`);
   for (const [name, files] of shared) out.push(`  ${name}: ${files.join(", ")}`);
-  process.stdout.write(`${out.join("\n")}\n`);
-  return argv.includes("--check") && (shared.length > 0 || pastDoor.length > 0) ? 1 : 0;
+  const failed = shared.length > 0 || pastDoor.length > 0;
+  if (!argv.includes("--check")) {
+    process.stdout.write(`${out.join("\n")}\n`);
+    return 0;
+  }
+  // In lint: one line when the house is in order, the whole picture when it is not.
+  if (failed) process.stdout.write(`${out.join("\n")}\n${pastDoor.map((i) => `  past a door: ${i}`).join("\n")}\n`);
+  else
+    process.stdout.write(
+      `house: ${all.length} files in ${folders.size} folders, no shared base name, no import past a door\n`,
+    );
+  return failed ? 1 : 0;
 }
 
 process.exitCode = main(process.argv.slice(2));
