@@ -18,7 +18,8 @@
 // folder of an earlier commit), so that two releases are compared side by
 // side on one simulator.
 //
-// Run: `npm run build && node dist/bench/verdict-time.js [--impl DIR] [--installs N] [--takeovers N] [--speed N] [--seed S]`.
+// Run: `npm run build && node dist/bench/verdict-time.js [--impl DIR] [--only lost|takeover] [--installs N]
+// [--takeovers N] [--speed N] [--seed S]`. At `--speed 1` the server's time is the wall clock's.
 import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 import { startSimulator } from "../simulator";
@@ -31,6 +32,8 @@ const IDLE_MS = (15 * 60_000) / SPEED;
 
 interface Impl {
   create(inputs: unknown, ctx: unknown): Promise<{ state: { vmid: number } }>;
+  /** Builds whose `check` gave an unnamed Vm a name derived from its URN: that name, as their check would. */
+  legacyName?: (urn: string) => string;
   PartialError: new (...a: never[]) => Error & { state: { vmid: number; installState?: string } };
   GoPveQemuClient: new (o: { endpoint: string; streamIdleTimeoutMs?: number }) => { close(): Promise<void> };
 }
@@ -40,7 +43,19 @@ function loadImpl(): Impl {
   const root = i >= 0 ? path.resolve(process.argv[i + 1]!) : path.resolve(__dirname, "..");
   const lifecycle = require(path.join(root, "provider/lifecycle")) as Impl;
   const client = require(path.join(root, "provider/client")) as Pick<Impl, "GoPveQemuClient">;
-  return { ...lifecycle, GoPveQemuClient: client.GoPveQemuClient };
+  return { ...lifecycle, GoPveQemuClient: client.GoPveQemuClient, legacyName: legacyNameOf(root) };
+}
+
+function legacyNameOf(root: string): ((urn: string) => string) | undefined {
+  try {
+    const { derivedName } = require(path.join(root, "provider/lifecycle/derived-name")) as {
+      derivedName(urn: string, max: number): string;
+    };
+    const { LIMITS } = require(path.join(root, "provider/lifecycle/inputs")) as { LIMITS: { nameMax: number } };
+    return (urn) => derivedName(urn, LIMITS.nameMax);
+  } catch {
+    return undefined; // this build names unnamed VMs itself, at create
+  }
 }
 
 interface Verdict {
@@ -70,8 +85,10 @@ async function run(
   };
   const client = ctx.client as unknown;
   const full = { ...ctx, reporter, client: () => client, connectionDefaults: { endpoint: sim.url }, signal };
+  const urn = ctx.urn as string;
+  const named = impl.legacyName ? { ...inputs, name: impl.legacyName(urn) } : inputs;
   try {
-    const r = await impl.create(inputs, full);
+    const r = await impl.create(named, full);
     return { vmid: r.state.vmid, kind: "installed", lost, at: Date.now() };
   } catch (err) {
     const at = Date.now();
@@ -193,10 +210,11 @@ async function main(): Promise<void> {
   const impl = loadImpl();
   const seed = arg("--seed", 1);
   console.log(`speed ${SPEED}: times in the server's time`);
+  const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
   await Promise.all([
-    lostStreams(impl, arg("--installs", 120), seed),
-    takeovers(impl, arg("--takeovers", 10), seed),
-    takeovers(impl, arg("--takeovers", 10), seed + 1, 90 * 60_000),
+    only !== "takeover" ? lostStreams(impl, arg("--installs", 120), seed) : undefined,
+    only !== "lost" ? takeovers(impl, arg("--takeovers", 10), seed) : undefined,
+    only !== "lost" ? takeovers(impl, arg("--takeovers", 10), seed + 1, 90 * 60_000) : undefined,
   ]);
 }
 
