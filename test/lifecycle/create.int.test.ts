@@ -352,7 +352,7 @@ describe("create: what a lost stream says, in simulated time", () => {
     expect((err1 as Error).message).toMatch(
       /^the server refused the install: .*please check your input.*nothing was created/,
     );
-    expect(clock.elapsed()).toBeLessThan(60_000);
+    expect(clock.slept()).toBeLessThan(60_000);
 
     h.sim.addFault({
       kind: "http",
@@ -372,8 +372,8 @@ describe("create: what a lost stream says, in simulated time", () => {
       expect((err2 as Error).message).toMatch(
         /^the install failed: .*bad gateway.* \(HTTP 502\); the server's stream never began .*nothing was created/,
       );
-      // one look at the list, no follow
-      expect(clock2.elapsed()).toBeLessThan(60_000);
+      // one look at the list, no follow (the waits the provider chose, not the machine's load)
+      expect(clock2.slept()).toBeLessThan(60_000);
       expect(messages(proxied.lines, "warn").filter((m) => /lost|following/.test(m))).toEqual([]);
     }
   });

@@ -111,7 +111,7 @@ describe("a second create after an interrupted one takes its VM over: no duplica
     const { state } = await create(inputs, ctxFor({ clock }));
     expect(state).toMatchObject({ vmid: 158, running: true, installComplete: true });
     // past the point where the server removes a VM: no follow for the init script's bound
-    expect(clock.elapsed()).toBeLessThan(5 * 60_000);
+    expect(clock.slept()).toBeLessThan(5 * 60_000);
   });
 
   test("a VM whose install began hours ago: settled at once, not followed as if it had just begun", async () => {
@@ -120,7 +120,7 @@ describe("a second create after an interrupted one takes its VM over: no duplica
     const clock = simClock(SPEED);
     const { state } = await create(declared(), ctxFor({ clock }));
     expect(state).toMatchObject({ vmid: 153, running: true, installComplete: true });
-    expect(clock.elapsed()).toBeLessThan(60_000);
+    expect(clock.slept()).toBeLessThan(60_000);
     expect(h.sim.stats().installsStarted).toBe(0);
   });
 
@@ -144,7 +144,11 @@ describe("a second create after an interrupted one takes its VM over: no duplica
     await killedAt(inputs, /VM strting/);
     const err = await create(inputs, ctxFor()).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: CODES.installFailed });
-    expect((err as Error).message).toMatch(/created the VM and removed it again/);
+    // Which of the two definite reasons depends on whether a look fell in the VM's short life
+    // (wall time on a loaded machine): seen and removed, or never seen once it can no longer come.
+    expect((err as Error).message).toMatch(
+      /created the VM and removed it again|the VM never appeared, and the server can no longer create it/,
+    );
     await h.sim.idle();
     expect(h.sim.vms()).toEqual([]);
   });
@@ -212,7 +216,7 @@ describe("a server restarted mid-install", () => {
     expect(p.state).toMatchObject({ vmid: 170, installComplete: false, running: false });
     expect(p.reasons.join("\n")).toMatch(/stays stopped.*the next `pulumi up` replaces it/s);
     // import + initialisation + qm start bounds, then the grace for a stopped VM: well under an hour
-    expect(clock.elapsed()).toBeLessThan(30 * 60_000);
+    expect(clock.slept()).toBeLessThan(30 * 60_000);
   });
 
   test("before the VM was made: nothing appears, a clear failure once it can no longer be created", async () => {
@@ -229,6 +233,6 @@ describe("a server restarted mid-install", () => {
     expect((err as Error).message).toMatch(/never appeared, and the server can no longer create it/);
     expect(h.sim.vms()).toEqual([]);
     // the download bound (30 min by default) and the steps after it
-    expect(clock.elapsed()).toBeLessThan(40 * 60_000);
+    expect(clock.slept()).toBeLessThan(40 * 60_000);
   });
 });

@@ -9,6 +9,8 @@ import { sleep } from "../../provider/lifecycle/core/context";
 export interface SimClock extends Clock {
   /** simulated ms since the clock was made */
   elapsed(): number;
+  /** simulated ms the lifecycle chose to wait: its own decisions, whatever the machine's load */
+  slept(): number;
 }
 
 export function simClock(speed: number): SimClock {
@@ -16,9 +18,14 @@ export function simClock(speed: number): SimClock {
   const start = Date.UTC(2026, 0, 1);
   const t0 = performance.now();
   const now = (): number => start + (performance.now() - t0) * speed;
+  let slept = 0;
   return {
     now,
-    sleep: (ms, signal) => sleep(ms / speed, signal),
+    sleep: (ms, signal) => {
+      slept += ms;
+      return sleep(ms / speed, signal);
+    },
     elapsed: () => now() - start,
+    slept: () => slept,
   };
 }
