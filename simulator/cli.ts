@@ -6,7 +6,9 @@ import * as fs from "node:fs";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { startSimulator } from "./index";
-import { describeZodError, FaultRuleSchema, type SimulatorOptions } from "./schemas";
+import { describeZodError } from "./schemas";
+import { FaultRuleSchema } from "./fault-rules";
+import type { SimulatorOptions } from "./schemas";
 
 const USAGE = `usage: go-pve-qemu-sim [options]
   --port <n>               port on 127.0.0.1 (default 0: any free port)

@@ -1,15 +1,7 @@
 // Turns what the caller gave (options, config file, flags) into the one
 // resolved configuration every other part reads. Validation happens here, once.
-import {
-  DURATION_DEFAULTS,
-  SimulatorConfigSchema,
-  describeZodError,
-  type DurationKey,
-  type Durations,
-  type NodeSpec,
-  type SimulatorConfig,
-  type SimulatorOptions,
-} from "./schemas";
+import { DURATION_DEFAULTS, SimulatorConfigSchema, describeZodError } from "./schemas";
+import type { DurationKey, Durations, NodeSpec, SimulatorConfig, SimulatorOptions } from "./schemas";
 
 export interface ResolvedConfig extends Omit<SimulatorConfig, "nodes" | "durations"> {
   nodes: NodeSpec[];

@@ -4,17 +4,9 @@
 // handle and the /_sim admin endpoints.
 import type { SimCore, SimulatorStats } from "./core";
 import type { InstallRecord } from "./install-log";
-import {
-  describeZodError,
-  SettingsSchema,
-  VmPatchSchema,
-  VmSeedSchema,
-  type DisabledEntry,
-  type FaultRule,
-  type Settings,
-  type VmPatch,
-  type VmSeed,
-} from "./schemas";
+import { describeZodError, SettingsSchema, VmPatchSchema, VmSeedSchema } from "./schemas";
+import type { DisabledEntry, Settings, VmPatch, VmSeed } from "./schemas";
+import type { FaultRule } from "./fault-rules";
 import type { VmSnapshot } from "./state";
 
 export interface SimulatorState {

@@ -10,7 +10,7 @@ import type { StateFile } from "./persist";
 import { rngFor, type Rng } from "./random";
 import { MeasuredRates } from "./rates";
 import { RebootMoments } from "./reboot-moment";
-import type { Op } from "./schemas";
+import type { Op } from "./fault-rules";
 import { Store } from "./state";
 
 export interface SimulatorStats {

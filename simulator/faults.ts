@@ -1,15 +1,9 @@
 // The fault book: rules that make a given operation, step, VM or name fail in
 // one of the wire doc's shapes. Deterministic: the first matching rule (in the
 // order added) fires, and `times` counts down to its retirement.
-import {
-  FaultRuleSchema,
-  FRONT_KINDS,
-  STEPS,
-  describeZodError,
-  normalizeStep,
-  type FaultRule,
-  type Op,
-} from "./schemas";
+import { FaultRuleSchema, FRONT_KINDS, STEPS, normalizeStep } from "./fault-rules";
+import { describeZodError } from "./schemas";
+import type { FaultRule, Op } from "./fault-rules";
 
 export interface FaultQuery {
   op: Op;

@@ -4,7 +4,8 @@
 // corruption/error frames at a step, `failing` for a step whose action fails).
 import type { SimCore } from "./core";
 import { shown, type OutLine } from "./outputs";
-import { frameFlow, type FaultRule, type Op } from "./schemas";
+import { frameFlow } from "./fault-rules";
+import type { FaultRule, Op } from "./fault-rules";
 import type { Corruption, EventStream } from "./sse";
 
 const FRAME_BODY = '{"message":"operation failed"}';

@@ -9,7 +9,7 @@ import type { ServerResponse } from "node:http";
 import { SimulatorClosed } from "./clock";
 import type { SimCore } from "./core";
 import { TEXT } from "./http";
-import type { FaultRule } from "./schemas";
+import type { FaultRule } from "./fault-rules";
 
 /** An API gateway's usual integration timeout (simulated ms). */
 const GATEWAY_MS = 29_000;

@@ -6,7 +6,8 @@ import { resolveConfig, type ResolvedConfig } from "./config";
 import { Controls, type SimulatorState } from "./controls";
 import { SimCore, type SimulatorStats } from "./core";
 import { listen } from "./server";
-import type { FaultRule, Settings, SimulatorOptions, VmPatch, VmSeed, DisabledEntry } from "./schemas";
+import type { FaultRule } from "./fault-rules";
+import type { Settings, SimulatorOptions, VmPatch, VmSeed, DisabledEntry } from "./schemas";
 import type { VmSnapshot } from "./state";
 import type { InstallRecord } from "./install-log";
 
@@ -120,24 +121,26 @@ export type { InstallRecord } from "./install-log";
 export type { FaultRule, Settings, SimulatorOptions, VmPatch, VmSeed, DisabledEntry };
 export {
   DURATION_DEFAULTS,
-  FAULT_KINDS,
-  FRAME_FLOW,
-  FRAME_THEN,
-  GARBLE_VARIANTS,
-  FaultRuleSchema,
   SettingsSchema,
   SimulatorConfigSchema,
-  STEPS,
-  OPS,
   VmPatchSchema,
   VmSeedSchema,
   DisabledEntrySchema,
   NodeSpecSchema,
   type DurationKey,
-  type Op,
   type SimulatorConfig,
   type NodeSpec,
-  type GarbleVariant,
 } from "./schemas";
+export {
+  FAULT_KINDS,
+  FRAME_FLOW,
+  FRAME_THEN,
+  GARBLE_VARIANTS,
+  FaultRuleSchema,
+  STEPS,
+  OPS,
+  type Op,
+  type GarbleVariant,
+} from "./fault-rules";
 export { MIGRATION_RATES, INIT_SCRIPT_RATES } from "./rates";
 export { frame, bareFrame, CLOSE_FRAME } from "./sse";

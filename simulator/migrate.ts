@@ -11,7 +11,7 @@ import {
   SSH_NO_HOST_LINE,
   type OutLine,
 } from "./outputs";
-import type { FaultRule } from "./schemas";
+import type { FaultRule } from "./fault-rules";
 
 export async function migrate(
   flow: Flow,

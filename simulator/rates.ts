@@ -8,7 +8,7 @@
 //   the init script (install's `SSH initialization`), per 30 streams:
 //     2 broken chunk framing, 2 cut mid-stream (4 of 30 end without close).
 import type { Rng } from "./random";
-import type { Op } from "./schemas";
+import type { Op } from "./fault-rules";
 import type { Corruption } from "./sse";
 
 export const MIGRATION_RATES = { garble: 5 / 300, reorder: 17 / 300, late: 2 / 300, lose: 10 / 300 } as const;

@@ -14,7 +14,8 @@ import { parseVmid } from "./guards";
 import { clientIp, readBody, sendNotFound, sendPreflight, sendRedirect, TEXT, type Ctx } from "./http";
 import { handleInstall } from "./install";
 import { handleSetNode, handleStartOrReboot } from "./power";
-import { STEPS, type Op } from "./schemas";
+import { STEPS } from "./fault-rules";
+import type { Op } from "./fault-rules";
 import { actionOp, handleAction, handleHealth, handleList, handleStatus } from "./simple";
 
 interface Route {

@@ -8,7 +8,7 @@ import { checkId, ipAllowed, parseVmid } from "./guards";
 import { sendJson, sendText, type Ctx } from "./http";
 import { buildList } from "./list";
 import { lockTimeout, POWERDOWN_TIMEOUT, RESIZE_BAD_SIZE, SSH_NO_HOST } from "./outputs";
-import type { FaultRule, Op } from "./schemas";
+import type { FaultRule, Op } from "./fault-rules";
 import { GIB } from "./state";
 
 export function handleHealth(ctx: Ctx): void {

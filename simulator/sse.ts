@@ -9,7 +9,7 @@
 // the chunked framing, a cut mid-frame, frames after `event: close`, lost or
 // reordered frames.
 import { corsHeaders, goOrder, sseHeaders, TEXT, type Ctx } from "./http";
-import type { GarbleVariant } from "./schemas";
+import type { GarbleVariant } from "./fault-rules";
 
 export function frame(step: string, status: string, message: string): string {
   return 'data: {"step":"' + step + '","status":"' + status + '","message":"' + message + '"}\n\n';

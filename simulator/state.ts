@@ -3,7 +3,8 @@
 // its .go_qemu_disabled file. Every change is persisted when a state file is set.
 import type { ResolvedConfig } from "./config";
 import { FILE_FORMAT, loadState, saveState, type StateFile, type StoredVm } from "./persist";
-import { VmSeedSchema, type DisabledEntry, type VmPatch, type VmSeed } from "./schemas";
+import { VmSeedSchema } from "./schemas";
+import type { DisabledEntry, VmPatch, VmSeed } from "./schemas";
 
 export const GIB = 1024 ** 3;
 export const MIB = 1024 ** 2;

@@ -4,6 +4,7 @@
 // kept as a partial create when it exists); an `sse_error` frame is the
 // stream's failure, so the install is followed and recorded only when the
 // server can no longer undo it.
+import { listEntry } from "./fixtures";
 import type { GoPveQemuApi, ListOptions } from "../../provider/client/api";
 import { OperationFailedError } from "../../provider/client/errors";
 import type { FailureShape } from "../../provider/client/stream/types";
@@ -11,16 +12,7 @@ import type { VmEntry } from "../../provider/client/schemas";
 import { PartialError, create } from "../../provider/lifecycle";
 import { VirtualClock } from "./clock";
 
-const WEB: VmEntry = {
-  vmid: 150,
-  name: "web-150",
-  os: "ubuntu",
-  running: true,
-  node: "pve1",
-  cpu: 2,
-  disk: 16,
-  memory: 2,
-};
+const WEB: VmEntry = listEntry({ vmid: 150, name: "web-150" });
 
 function stub(
   vms: VmEntry[],

@@ -1,22 +1,14 @@
 // The decisions of recovery, row by row: a pending create of a Vm resolved on
 // evidence alone (planRecovery), and what is read from an exported deployment
 // (readStackRecord).
+import { listEntry } from "../lifecycle/fixtures";
 import type { VmEntry } from "../../provider/client/schemas";
 import { readStackRecord } from "../../provider/recover/pending";
 import type { PendingVm } from "../../provider/recover/pending";
 import { planRecovery } from "../../provider/recover/recover-plan";
 
 const URN = "urn:pulumi:dev::fleet::pulumi-nodejs:dynamic/goPveQemu:Vm::i3";
-const vm = (vmid: number, name: string): VmEntry => ({
-  vmid,
-  name,
-  os: "ubuntu",
-  running: true,
-  node: "pve1",
-  cpu: 2,
-  disk: 16,
-  memory: 2,
-});
+const vm = (vmid: number, name: string): VmEntry => listEntry({ vmid, name });
 const none = { adopt: new Map<string, number>(), discard: new Set<string>() };
 const empty = { urns: new Set<string>(), vmids: new Set<number>() };
 const pending = (patch: Partial<PendingVm> = {}): PendingVm => ({
