@@ -9,10 +9,10 @@
 //   then followed, the time from the server's own end of the install to the
 //   create's verdict;
 // - takeover: a create killed part way (its outcome thrown away, as when the
-//   process dies), the server left to finish, then the next create of the
-//   same resource, once right after the server finished and once 90 min
-//   after the killed install began: how long it takes to take the finished
-//   VM over.
+//   process dies), then the next create of the same resource: at once, while
+//   the server still installs the VM; right after the server finished; and
+//   90 min after the killed install began: how long it takes to take the VM
+//   over, from the takeover's start and from the server's own end.
 // Each outcome is checked as in the install soak: 0 wrong, 0 ghosts, 0
 // orphans. `--impl DIR` measures another build of the provider (a dist/
 // folder of an earlier commit), so that two releases are compared side by
@@ -165,7 +165,16 @@ async function lostStreams(impl: Impl, installs: number, seed: number): Promise<
   }
 }
 
-async function takeovers(impl: Impl, count: number, seed: number, gapMs?: number): Promise<void> {
+/** When the next create comes after the killed one: at once (the server still installing), once the server finished, or this long after the killed install began. */
+type Next = { at: "at-once" } | { at: "finished" } | { at: "after"; gapMs: number };
+
+function nextText(next: Next): string {
+  if (next.at === "at-once") return "at once, while the server still installs it";
+  if (next.at === "finished") return "right after the server finished";
+  return `${next.gapMs / 60_000} min after the killed install began`;
+}
+
+async function takeovers(impl: Impl, count: number, seed: number, next: Next): Promise<void> {
   const sim = await startSimulator({ speed: SPEED, sshKey: true, seed });
   const client = new impl.GoPveQemuClient({ endpoint: sim.url, streamIdleTimeoutMs: IDLE_MS });
   const identity = randomBytes(16).toString("hex");
@@ -181,8 +190,10 @@ async function takeovers(impl: Impl, count: number, seed: number, gapMs?: number
       await run(impl, sim, inputs, ctx, abort.signal);
       clearTimeout(cut);
       const mine = (r: { requestedName: string }): boolean => r.requestedName.startsWith(`take${i}-`);
-      while (sim.installs().some((r) => mine(r) && r.endedAt === null)) await sleepReal(50);
-      if (gapMs !== undefined) await sleepReal(Math.max(0, began + gapMs / SPEED - Date.now()));
+      if (next.at !== "at-once") {
+        while (sim.installs().some((r) => mine(r) && r.endedAt === null)) await sleepReal(50);
+      }
+      if (next.at === "after") await sleepReal(Math.max(0, began + next.gapMs / SPEED - Date.now()));
       const from = Date.now();
       const v = await run(impl, sim, inputs, ctx);
       return { v, took: simSeconds(from, v.at) };
@@ -192,11 +203,14 @@ async function takeovers(impl: Impl, count: number, seed: number, gapMs?: number
     const verdicts = results.map((r) => r.v);
     const kinds: Record<string, number> = {};
     for (const v of verdicts) kinds[v.kind] = (kinds[v.kind] ?? 0) + 1;
-    const when =
-      gapMs === undefined ? "right after the server finished" : `${gapMs / 60_000} min after the killed install began`;
-    console.log(`takeovers of a finished VM, ${when}: ${count}, outcomes ${JSON.stringify(kinds)}`);
+    console.log(`takeovers, the next create ${nextText(next)}: ${count}, outcomes ${JSON.stringify(kinds)}`);
     const taken = results.filter((r) => !r.v.kind.startsWith("error"));
     console.log(`  verdict after the takeover began, VM kept: ${quantiles(taken.map((r) => r.took))}`);
+    const past = taken.flatMap((r) => {
+      const end = endOf(sim, r.v.vmid);
+      return end === undefined ? [] : [Math.max(0, simSeconds(end, r.v.at))];
+    });
+    console.log(`  verdict after the server's end, VM kept: ${quantiles(past)}`);
     console.log(`  ${JSON.stringify(check(sim, verdicts))}`);
   } finally {
     await client.close();
@@ -213,8 +227,11 @@ async function main(): Promise<void> {
   const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
   await Promise.all([
     only !== "takeover" ? lostStreams(impl, arg("--installs", 120), seed) : undefined,
-    only !== "lost" ? takeovers(impl, arg("--takeovers", 10), seed) : undefined,
-    only !== "lost" ? takeovers(impl, arg("--takeovers", 10), seed + 1, 90 * 60_000) : undefined,
+    only !== "lost" ? takeovers(impl, arg("--takeovers", 10), seed, { at: "at-once" }) : undefined,
+    only !== "lost" ? takeovers(impl, arg("--takeovers", 10), seed + 1, { at: "finished" }) : undefined,
+    only !== "lost"
+      ? takeovers(impl, arg("--takeovers", 10), seed + 2, { at: "after", gapMs: 90 * 60_000 })
+      : undefined,
   ]);
 }
 

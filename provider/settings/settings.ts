@@ -14,6 +14,7 @@ const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
 /** Timing keys of the lifecycle that stack config may override, in milliseconds. */
 const TIMING_KEYS = [
   "pollIntervalMs",
+  "rebootWatchIntervalMs",
   "shutdownTimeoutMs",
   "stopTimeoutMs",
   "followTimeoutMs",

@@ -168,3 +168,68 @@ describe("an update of a VM whose install is still unconfirmed follows it to a v
     expect(s.server.calls.filter((c) => c.call !== "list" && c.call !== "status")).toEqual([]);
   });
 });
+
+describe("the reboot watch: between two full looks, a running VM whose reboot may come is asked its live power alone", () => {
+  /** The install's one reboot, `at` ms from now: the VM reads stopped for 1.5 s (qm reboot returned, Proxmox not yet started it). */
+  function rebootAt(s: ReturnType<typeof setup>, at: number, stoppedMs = 1_500): void {
+    void s.clock.after(at).then(() => (s.server.vms.get(101)!.running = false));
+    void s.clock.after(at + stoppedMs).then(() => (s.server.vms.get(101)!.running = true));
+  }
+  const firstWriteAt = (s: ReturnType<typeof setup>): number =>
+    s.server.calls.find((c) => c.call !== "list" && c.call !== "status")!.at - s.clock.start;
+
+  test("a 1.5 s stop that falls between two full looks is caught, and settles the install at once", async () => {
+    const s = setup();
+    s.server.add({ vmid: 101 });
+    // Full looks come every 2 s from 0; this stop (300.25 s to 301.75 s) lies between two of them.
+    rebootAt(s, 300_250);
+    const next = await update("101", unconfirmed(s.clock), inputs({ cpu: 4 }), s.ctx);
+    expect(next).toMatchObject({ installComplete: true, cpu: 4 });
+    expect(firstWriteAt(s)).toBeGreaterThanOrEqual(301_750);
+    expect(firstWriteAt(s)).toBeLessThan(305_000);
+    expect(s.lines).toContainEqual(expect.stringMatching(/seen running, then stopped, then running again/));
+  });
+
+  test("the same stop without the watch (its interval no shorter than the full looks'): missed, the timeline decides", async () => {
+    const s = setup();
+    s.server.add({ vmid: 101 });
+    s.ctx.timing = { rebootWatchIntervalMs: 2_000 };
+    rebootAt(s, 300_250);
+    const next = await update("101", unconfirmed(s.clock), inputs({ cpu: 4 }), s.ctx);
+    expect(next).toMatchObject({ installComplete: true, cpu: 4 });
+    expect(firstWriteAt(s)).toBeGreaterThanOrEqual(600_000);
+    expect(s.lines).not.toContainEqual(expect.stringMatching(/seen running, then stopped, then running again/));
+  });
+
+  test("it costs one status per quick round; the list is still asked once per full look", async () => {
+    const s = setup();
+    s.server.add({ vmid: 101 });
+    rebootAt(s, 300_250);
+    await update("101", unconfirmed(s.clock), inputs({ cpu: 4 }), s.ctx);
+    const before = (call: string): number =>
+      s.server.calls.filter((c) => c.call === call && c.at - s.clock.start < 301_750).length;
+    // 2 s between full looks, 0.5 s between reads of the power state
+    expect(before("list")).toBeGreaterThanOrEqual(140);
+    expect(before("list")).toBeLessThanOrEqual(160);
+    expect(before("status")).toBeGreaterThanOrEqual(560);
+    expect(before("status")).toBeLessThanOrEqual(640);
+  });
+
+  test("a VM whose power cannot be read live (status is node-local) gets no quick rounds", async () => {
+    const s = setup();
+    s.server.add({ vmid: 101, node: "pve2" });
+    await update("101", unconfirmed(s.clock), inputs({ cpu: 4, node: "pve2" }), s.ctx).catch(() => undefined);
+    const count = (call: string): number => s.server.calls.filter((c) => c.call === call).length;
+    expect(count("list")).toBeGreaterThan(100);
+    expect(count("status")).toBeLessThanOrEqual(count("list"));
+  });
+
+  test("the clean-up's stop, then its removal: the failed read of the power state brings the full look that sees it gone", async () => {
+    const s = setup();
+    s.server.add({ vmid: 101 });
+    void s.clock.after(30_250).then(() => (s.server.vms.get(101)!.running = false));
+    void s.clock.after(35_250).then(() => s.server.vms.delete(101));
+    await expect(update("101", unconfirmed(s.clock), inputs({ cpu: 4 }), s.ctx)).rejects.toThrow(/no longer exists/);
+    expect(s.clock.elapsed()).toBeLessThan(36_000);
+  });
+});

@@ -21,6 +21,12 @@ export interface Timing {
   /** Between two polls of list/status. */
   pollIntervalMs: number;
   /**
+   * Between two reads of the live power state alone, while a followed install
+   * may be about to reboot its VM: the reboot's stopped moment lasts seconds,
+   * and it is what settles the install early. Full looks stay at pollIntervalMs.
+   */
+  rebootWatchIntervalMs: number;
+  /**
    * A graceful shutdown may take this long before we fall back to a hard stop.
    * The real server's `shutdown` answers only once the guest is off (`qm
    * shutdown` waits), and real guests take minutes: the default is 10 minutes.
@@ -55,6 +61,7 @@ export interface Timing {
 
 export const DEFAULT_TIMING: Timing = {
   pollIntervalMs: 2_000,
+  rebootWatchIntervalMs: 500,
   shutdownTimeoutMs: 600_000,
   stopTimeoutMs: 60_000,
   followTimeoutMs: 60 * 60_000,

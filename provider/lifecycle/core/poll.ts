@@ -21,8 +21,8 @@ export interface PollSpec<T> {
   done(value: T): boolean;
   /** How long to keep asking, from the first probe. */
   timeoutMs: number;
-  /** Between two probes; the context's pollIntervalMs when omitted. */
-  intervalMs?: number;
+  /** Between two probes (asked again after each one when a function); the context's pollIntervalMs when omitted. */
+  intervalMs?: number | (() => number);
   /** An error that ends the wait at once (rethrown): a definite answer, not a hiccup. */
   fatal?(err: unknown): boolean;
   /** After each round that did not end the wait (for debug lines). */
@@ -54,7 +54,8 @@ export type PollResult<T> =
 /** Asks `spec.probe` until `spec.done` holds or `spec.timeoutMs` has passed. */
 export async function poll<T>(ctx: LifecycleContext, spec: PollSpec<T>): Promise<PollResult<T>> {
   const clock = clockOf(ctx);
-  const intervalMs = spec.intervalMs ?? timingOf(ctx).pollIntervalMs;
+  const interval = spec.intervalMs ?? timingOf(ctx).pollIntervalMs;
+  const intervalMs = typeof interval === "number" ? () => interval : interval;
   const start = clock.now();
   const deadline = start + spec.timeoutMs;
   let last: T | undefined;
@@ -80,7 +81,7 @@ export async function poll<T>(ctx: LifecycleContext, spec: PollSpec<T>): Promise
       return { reached: false, last, lastError: answered ? undefined : error, rounds: round, elapsedMs };
     }
     spec.onRound?.(answered ? { round, elapsedMs, value } : { round, elapsedMs, error });
-    await clock.sleep(Math.min(intervalMs, Math.max(0, deadline - clock.now())), ctx.signal);
+    await clock.sleep(Math.min(intervalMs(), Math.max(0, deadline - clock.now())), ctx.signal);
   }
 }
 

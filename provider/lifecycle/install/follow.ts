@@ -18,13 +18,14 @@
 // server may still be about to create it with the VMID it picked.
 import type { VmEntry, InstallFacts, Phase } from "../../client";
 import { clockOf, openBoundsOf, timingOf, duration, vmLabel, poll, errorText } from "../core";
-import { advance, sincePhase, sinceStart, stoppedGrace, timelineOf } from "./timeline";
-import { decideLost, phaseShown, remember } from "./lost-rules";
+import { sincePhase, sinceStart, timelineOf } from "./timeline";
 import type { FollowMemory, Verdict } from "./lost-rules";
+import { InstallWatch } from "./install-watch";
+import type { Followed } from "./install-watch";
 import type { LostInstall } from "../model";
 import { CODES, LifecycleError, realName } from "../model";
 import { exists, lookAt } from "../observe";
-import type { Look } from "../observe";
+import type { Sight } from "../observe";
 import { failWithVm, finishCreate } from "./record";
 import type { CreateResult, InstallJob, Sighting } from "./record";
 import type { Observation } from "../observe";
@@ -64,7 +65,7 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
   const watch = new Watch(job, at, t);
   ctx.reporter.warn(
     `${at.headline ?? `lost the install stream at ${t.step ? `step "${t.step}"` : "the start"}`} (${at.why.split("\n")[0]}); the server carries on without us: ` +
-      `following VM ${watch.vmid ?? "(VMID not known yet)"} by asking the server, for up to ` +
+      `following VM ${watch.vmid() ?? "(VMID not known yet)"} by asking the server, for up to ` +
       `${duration(Math.min(capAt, t.settleBy) - t.lostAt)} (the longest the remaining steps can take)`,
   );
   let verdict: Verdict;
@@ -73,7 +74,10 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
       probe: () => watch.round(capAt),
       done: (v) => v.kind !== "follow",
       timeoutMs: Math.min(capAt, t.settleBy) - t.lostAt + timingOf(ctx).pollIntervalMs,
-      onRound: (r) => ctx.reporter.debug(`following: round ${r.round}: ${r.value?.why ?? "no answer"}`),
+      intervalMs: () => watch.rounds.intervalMs(),
+      onRound: (r) => {
+        if (!watch.rounds.quick) ctx.reporter.debug(`following: round ${r.round}: ${r.value?.why ?? "no answer"}`);
+      },
     });
     verdict = result.reached ? result.value : await watch.round(Number.NEGATIVE_INFINITY);
   } catch (err) {
@@ -83,57 +87,58 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
   return record(job, at, watch, verdict, { ...watch.t, seen: watch.mem.seen });
 }
 
-/** What the follow has seen so far, and one round of observe -> decide. */
-class Watch {
-  vmid: number | undefined;
-  mem: FollowMemory = { seen: false };
+/** What the follow has seen so far; its rounds of observe -> decide are an InstallWatch's. */
+class Watch implements Followed {
+  private readonly id: number | undefined;
+  private found: number | undefined;
   /** the last observation of the VM, when one could be made */
   observation: Observation | undefined;
+  readonly rounds: InstallWatch;
 
   constructor(
     private readonly job: InstallJob,
     private readonly at: LostAt,
-    /** the install's timeline, tightened as the VM shows progress */
-    public t: LostInstall,
+    t: LostInstall,
   ) {
-    this.vmid = at.facts.vmid ?? job.inputs.vmid;
+    this.id = at.facts.vmid ?? job.inputs.vmid;
+    this.rounds = new InstallWatch(
+      { client: job.client, ctx: job.ctx, withNode: job.inputs.node !== undefined },
+      t,
+      false,
+    );
   }
 
-  async round(capAt: number): Promise<Verdict> {
-    const seen = await this.look();
-    const now = clockOf(this.job.ctx).now();
-    const open = openBoundsOf(this.job.ctx);
-    if (exists(seen)) {
-      if (!this.mem.seen) this.firstSeen();
-      this.mem = remember(this.mem, seen, now);
-      this.t = advance(this.t, phaseShown(seen)!, now, open, this.job.inputs.node !== undefined);
-    }
-    const end = {
-      capAt: Math.min(capAt, this.t.settleBy),
-      vmidKnown: this.vmid !== undefined,
-      grace: stoppedGrace(open),
-    };
-    return decideLost(this.t, seen, this.mem, now, end);
+  get mem(): FollowMemory {
+    return this.rounds.mem;
   }
 
-  private async look(): Promise<Look> {
+  get t(): LostInstall {
+    return this.rounds.t;
+  }
+
+  vmid(): number | undefined {
+    return this.id ?? this.found;
+  }
+
+  round(capAt: number): Promise<Verdict> {
+    return this.rounds.round(this, capAt);
+  }
+
+  async look(): Promise<Sight> {
     const { client, ctx, redact } = this.job;
     try {
-      if (this.vmid === undefined && !(await this.findVmid())) return { kind: "absent" };
+      if (this.vmid() === undefined && !(await this.findVmid())) return { look: { kind: "absent" } };
     } catch (err) {
       if (ctx.signal?.aborted) throw err;
-      return { kind: "unreadable", error: errorText(err, redact) };
+      return { look: { kind: "unreadable", error: errorText(err, redact) } };
     }
-    const vmid = this.vmid!;
+    const vmid = this.vmid()!;
     // Live power state each round: the reboot's stopped moment is short, and the list lags it.
     const expect = { vmName: realName(this.job.name, vmid), live: true };
-    const { look, observation: o } = await lookAt(client, vmid, expect, {
-      redact,
-      signal: ctx.signal,
-      passCancel: true,
-    });
-    if (o !== undefined) this.observation = o;
-    return look;
+    const sight = await lookAt(client, vmid, expect, { redact, signal: ctx.signal, passCancel: true });
+    if (sight.observation !== undefined) this.observation = sight.observation;
+    if (exists(sight.look) && !this.mem.seen) this.firstSeen(vmid);
+    return sight;
   }
 
   /** An auto install whose VMID the stream never named: the one new VM that can only be this install's. */
@@ -157,19 +162,19 @@ class Watch {
       );
     }
     if (mine.length === 0) return false;
-    this.vmid = mine[0]!.vmid;
-    this.at.ticket.vmidKnown(this.vmid);
+    this.found = mine[0]!.vmid;
+    this.at.ticket.vmidKnown(this.found);
     return true;
   }
 
-  private firstSeen(): void {
+  private firstSeen(vmid: number): void {
     this.at.ticket.created(); // it exists: the next auto install may start
     const name = this.entry()?.name;
-    this.job.ctx.reporter.info(`following: VM ${vmLabel(this.vmid!, name)} exists on the server`);
+    this.job.ctx.reporter.info(`following: VM ${vmLabel(vmid, name)} exists on the server`);
   }
 
   cancelled(): Verdict {
-    if (this.vmid === undefined) return { kind: "failed", why: "the follow was cancelled before the VMID was known" };
+    if (this.vmid() === undefined) return { kind: "failed", why: "the follow was cancelled before the VMID was known" };
     return {
       kind: "partial",
       installState: "unconfirmed",
@@ -178,7 +183,7 @@ class Watch {
   }
 
   sighting(): Sighting {
-    return { facts: { ...this.at.facts, vmid: this.vmid }, seen: this.observation };
+    return { facts: { ...this.at.facts, vmid: this.vmid() }, seen: this.observation };
   }
 
   /** Its list entry, when the last observation found it under its name. */
@@ -189,7 +194,8 @@ class Watch {
 
 async function record(job: InstallJob, at: LostAt, watch: Watch, v: Verdict, t: LostInstall): Promise<CreateResult> {
   const stream = at.why.split("\n")[0];
-  const label = watch.vmid === undefined ? "(VMID never named)" : vmLabel(watch.vmid, watch.entry()?.name);
+  const vmid = watch.vmid();
+  const label = vmid === undefined ? "(VMID never named)" : vmLabel(vmid, watch.entry()?.name);
   switch (v.kind) {
     case "done":
       if (v.inferred) {

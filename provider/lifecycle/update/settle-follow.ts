@@ -6,14 +6,14 @@
 // timeline), and plans only then. When the timeline ends before a verdict,
 // the update fails having changed nothing; the next `up` asks again.
 import type { GoPveQemuApi } from "../../client";
-import { clockOf, openBoundsOf, timingOf, duration, poll, errorText } from "../core";
+import { clockOf, timingOf, duration, poll, errorText } from "../core";
 import type { LifecycleContext, Redactor } from "../core";
-import { advance, stoppedGrace, decideLost, phaseShown, remember } from "../install";
-import type { FollowMemory, Verdict } from "../install";
+import { InstallWatch } from "../install";
+import type { Followed, Verdict } from "../install";
 import type { LostInstall, VmState } from "../model";
 import { LifecycleError } from "../model";
-import { exists, lookOf, observe, observedFields } from "../observe";
-import type { Look, Observation } from "../observe";
+import { lookOf, observe, observedFields } from "../observe";
+import type { Observation, Sight } from "../observe";
 
 export interface SettleTarget {
   client: GoPveQemuApi;
@@ -35,50 +35,45 @@ export async function followUnconfirmed(t: SettleTarget, state: VmState): Promis
   );
   const watch = new Watch(t, state, lost);
   const result = await poll(t.ctx, {
-    probe: () => watch.round(capAt),
+    probe: () => watch.rounds.round(watch, capAt),
     done: (v) => v.kind !== "follow",
     timeoutMs: Math.max(0, capAt - clock.now()) + timingOf(t.ctx).pollIntervalMs,
-    onRound: (r) => t.ctx.reporter.debug(`VM ${t.label}: following its install: ${r.value?.why ?? "no answer"}`),
+    intervalMs: () => watch.rounds.intervalMs(),
+    onRound: (r) => {
+      if (!watch.rounds.quick)
+        t.ctx.reporter.debug(`VM ${t.label}: following its install: ${r.value?.why ?? "no answer"}`);
+    },
   });
-  const verdict = result.reached ? result.value : await watch.round(Number.NEGATIVE_INFINITY);
+  const verdict = result.reached ? result.value : await watch.rounds.round(watch, Number.NEGATIVE_INFINITY);
   return watch.settled(verdict);
 }
 
-class Watch {
-  private mem: FollowMemory;
+/** The VM whose install is followed; the rounds of observe -> decide are an InstallWatch's. */
+class Watch implements Followed {
   private last: Observation | undefined;
+  readonly rounds: InstallWatch;
 
   constructor(
     private readonly t: SettleTarget,
     private readonly state: VmState,
-    private lost: LostInstall,
+    lost: LostInstall,
   ) {
-    this.mem = { seen: lost.seen };
+    const withNode = state.inputs?.node !== undefined;
+    this.rounds = new InstallWatch({ client: t.client, ctx: t.ctx, withNode }, lost, lost.seen);
   }
 
-  async round(capAt: number): Promise<Verdict> {
-    const seen = await this.look();
-    const now = clockOf(this.t.ctx).now();
-    const open = openBoundsOf(this.t.ctx);
-    if (exists(seen)) {
-      this.mem = remember(this.mem, seen, now);
-      this.lost = advance(this.lost, phaseShown(seen)!, now, open, this.state.inputs?.node !== undefined);
-    }
-    return decideLost(this.lost, seen, this.mem, now, {
-      capAt: Math.min(capAt, this.lost.settleBy),
-      vmidKnown: true,
-      grace: stoppedGrace(open),
-    });
+  vmid(): number {
+    return this.t.vmid;
   }
 
-  private async look(): Promise<Look> {
+  async look(): Promise<Sight> {
     const { client, vmid, ctx, redact } = this.t;
     try {
       this.last = await observe(client, vmid, { vmName: this.state.vmName, live: true }, ctx.signal);
-      return lookOf(this.last);
+      return { look: lookOf(this.last), observation: this.last };
     } catch (err) {
       if (ctx.signal?.aborted) throw err;
-      return { kind: "unreadable", error: errorText(err, redact) };
+      return { look: { kind: "unreadable", error: errorText(err, redact) } };
     }
   }
 
