@@ -18,8 +18,9 @@
 // folder of an earlier commit), so that two releases are compared side by
 // side on one simulator.
 //
-// Run: `npm run build && node dist/bench/verdict-time.js [--impl DIR] [--only lost|takeover] [--installs N]
-// [--takeovers N] [--speed N] [--seed S]`. At `--speed 1` the server's time is the wall clock's.
+// Run: `npm run build && node dist/bench/verdict-time.js [--impl DIR] [--only lost|takeover]
+// [--next at-once|finished|after] [--installs N] [--takeovers N] [--speed N] [--seed S]`.
+// At `--speed 1` the server's time is the wall clock's.
 import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 import { startSimulator } from "../simulator";
@@ -225,11 +226,13 @@ async function main(): Promise<void> {
   const seed = arg("--seed", 1);
   console.log(`speed ${SPEED}: times in the server's time`);
   const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
+  const next = process.argv.includes("--next") ? process.argv[process.argv.indexOf("--next") + 1] : undefined;
+  const taking = (at: Next["at"]): boolean => only !== "lost" && (next === undefined || next === at);
   await Promise.all([
     only !== "takeover" ? lostStreams(impl, arg("--installs", 120), seed) : undefined,
-    only !== "lost" ? takeovers(impl, arg("--takeovers", 10), seed, { at: "at-once" }) : undefined,
-    only !== "lost" ? takeovers(impl, arg("--takeovers", 10), seed + 1, { at: "finished" }) : undefined,
-    only !== "lost"
+    taking("at-once") ? takeovers(impl, arg("--takeovers", 10), seed, { at: "at-once" }) : undefined,
+    taking("finished") ? takeovers(impl, arg("--takeovers", 10), seed + 1, { at: "finished" }) : undefined,
+    taking("after")
       ? takeovers(impl, arg("--takeovers", 10), seed + 2, { at: "after", gapMs: 90 * 60_000 })
       : undefined,
   ]);

@@ -54,9 +54,9 @@ function declared(patch: Record<string, unknown> = {}): VmInputs {
 }
 
 /** Runs a create and abandons it (the process "dies") once a line matches. */
-async function killedAt(inputs: VmInputs, line: RegExp): Promise<void> {
+async function killedAt(inputs: VmInputs, line: RegExp, extra: Partial<LifecycleContext> = {}): Promise<void> {
   const ac = new AbortController();
-  const ctx = ctxFor({ signal: ac.signal });
+  const ctx = ctxFor({ signal: ac.signal, ...extra });
   const info = ctx.reporter.info;
   ctx.reporter.info = (msg: string) => {
     info(msg);
@@ -125,11 +125,16 @@ describe("a second create after an interrupted one takes its VM over: no duplica
   });
 
   test("killed during the image download, before its VM exists: waited for and taken over, never installed twice", async () => {
-    h.sim.settings({ imageCache: [] });
+    // A download of 20 simulated minutes at speed 200 (6 s): the next create surely looks before the
+    // VM exists, even on a loaded machine, and the VM still comes 10 min before the download's bound.
+    await h.close();
+    const speed = 200;
+    h = await startHarness({ speed, durations: { downloadImage: 20 * 60_000 } });
+    const clock = (): { clock: ReturnType<typeof simClock> } => ({ clock: simClock(speed) });
     const inputs = declared({ name: "dl", vmid: 154 });
-    await killedAt(inputs, /start downloading OS image/);
+    await killedAt(inputs, /start downloading OS image/, clock());
     const installs = h.sim.stats().installsStarted;
-    const ctx = ctxFor();
+    const ctx = ctxFor(clock());
     const { state } = await create(inputs, ctx);
     await h.sim.idle();
     expect(h.sim.stats().installsStarted).toBe(installs);
