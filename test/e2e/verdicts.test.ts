@@ -31,6 +31,9 @@ test("an `event: error` frame fails up within seconds; the VM it left is kept as
   const took = await seconds(async () => (message = await failureOf(fleet.up())));
   expect(took).toBeLessThan(20);
   expect(message).toMatch(/operation failed/);
+  // a verdict, not a follow that happened to end soon against the scaled bounds
+  expect(fleet.diagnosticsFor("frame").some((l) => /operation failed/.test(l))).toBe(true);
+  expect(fleet.diagnosticsFor("frame", "warning").filter((l) => /following VM/.test(l))).toEqual([]);
   const res = fleet.resources().frame;
   expect(res?.id).toBe("140");
   expect(res!.initErrors?.length).toBeGreaterThan(0);

@@ -147,6 +147,19 @@ describe("waitFor", () => {
     expect(ticks).toEqual([30_000, 60_000]);
   });
 
+  test("timers that fire late (a busy machine): each tick still says the time it marks", async () => {
+    class LateClock extends VirtualClock {
+      override sleep(ms: number, signal?: AbortSignal): Promise<void> {
+        return super.sleep(ms + 700, signal);
+      }
+    }
+    const clock = new LateClock();
+    const ticks: number[] = [];
+    const work = clock.after(75_000).then(() => "ok");
+    await waitFor(ctxOf(clock), work, { timeoutMs: 600_000, tickMs: 30_000, onTick: (ms) => ticks.push(ms) });
+    expect(ticks).toEqual([30_000, 60_000]);
+  });
+
   test("an answer due at the same moment as a tick wins over the tick", async () => {
     const clock = new VirtualClock();
     const ticks: number[] = [];

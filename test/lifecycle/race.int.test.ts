@@ -75,8 +75,9 @@ describe("VMID race", () => {
     // The server's own pick (probing) is not the lowest free VMID; these races need a predictable one.
     const h = await startHarness({ vmidPick: "lowest" });
     try {
-      // Our install is slow to reach `creating VM`; another client's install overtakes it with the same VMID.
-      h.sim.addFault({ kind: "delay", op: "install", step: "creating VM", name: "mine", ms: 600_000, times: 1 });
+      // Our install is slow to reach `creating VM` (1 s here: room for a loaded machine, within the stream's
+      // idle limit); another client's install overtakes it with the same VMID.
+      h.sim.addFault({ kind: "delay", op: "install", step: "creating VM", name: "mine", ms: 2_000_000, times: 1 });
       const ctx = h.ctx();
       const ours = create(h.inputs({ name: "mine" }), ctx);
       while (!messages(ctx.lines).some((m) => m.includes("auto-assigned VMID: 100")))
@@ -99,7 +100,7 @@ describe("VMID race", () => {
   test("losing it twice fails plainly, with advice", async () => {
     const h = await startHarness({ vmidPick: "lowest" });
     try {
-      h.sim.addFault({ kind: "delay", op: "install", step: "creating VM", name: "mine", ms: 600_000, times: 2 });
+      h.sim.addFault({ kind: "delay", op: "install", step: "creating VM", name: "mine", ms: 2_000_000, times: 2 });
       const ctx = h.ctx();
       const ours = create(h.inputs({ name: "mine" }), ctx).catch((e: unknown) => e);
       const raw = h.rawClient();

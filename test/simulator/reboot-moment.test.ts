@@ -8,6 +8,8 @@ import { CLOSE, ev, frames, open, request, until, useSimulators, UBUNTU } from "
 const start = useSimulators();
 const bare = (m: string): string => `data: {"message": "${m}"}\n\n`;
 const LONG = { qmReboot: 100_000, rebootStopped: 200_000, finalizePause: 0 };
+/** Slow enough that the requests made inside the moment fit in it on a loaded machine (200 s: 2 s here). */
+const SLOW = 100;
 
 interface Listed {
   vmid: number;
@@ -31,7 +33,7 @@ async function watch(read: () => string | undefined, during: Promise<unknown>): 
 
 describe("the reboot operation", () => {
   test("running while qm reboot runs, stopped after it returns, running again when SSH answers", async () => {
-    const sim = await start({ durations: LONG, vms: [{ vmid: 101, running: true, memoryMb: 8192 }] });
+    const sim = await start({ speed: SLOW, durations: LONG, vms: [{ vmid: 101, running: true, memoryMb: 8192 }] });
     const s = open(sim.url, "POST", "/api/vm/101/reboot");
     await until(() => sim.stats().requests.reboot === 1);
     expect((await request(sim.url, "GET", "/api/vm/101/status")).body).toBe("running");
@@ -71,7 +73,11 @@ describe("the reboot operation", () => {
   });
 
   test("a start in the moment passes the check and runs the VM; Proxmox's restart is then off", async () => {
-    const sim = await start({ durations: { ...LONG, sshTimeout: 250_000 }, vms: [{ vmid: 101, running: true }] });
+    const sim = await start({
+      speed: SLOW,
+      durations: { ...LONG, sshTimeout: 250_000 },
+      vms: [{ vmid: 101, running: true }],
+    });
     const s = open(sim.url, "POST", "/api/vm/101/reboot");
     await s.waitFor("[+] VM rebooting");
     const started = await request(sim.url, "POST", "/api/vm/101/start");
@@ -92,7 +98,11 @@ describe("the reboot operation", () => {
   });
 
   test("a destroy in the moment removes the VM for good; the reboot's SSH wait times out", async () => {
-    const sim = await start({ durations: { ...LONG, sshTimeout: 250_000 }, vms: [{ vmid: 101, running: true }] });
+    const sim = await start({
+      speed: SLOW,
+      durations: { ...LONG, sshTimeout: 250_000 },
+      vms: [{ vmid: 101, running: true }],
+    });
     const s = open(sim.url, "POST", "/api/vm/101/reboot");
     await s.waitFor("[+] VM rebooting");
     expect((await request(sim.url, "POST", "/api/vm/101/destroy")).body).toBe("ok");
@@ -106,7 +116,11 @@ describe("the reboot operation", () => {
   });
 
   test("drift in the moment wins over the restart", async () => {
-    const sim = await start({ durations: { ...LONG, sshTimeout: 250_000 }, vms: [{ vmid: 101, running: true }] });
+    const sim = await start({
+      speed: SLOW,
+      durations: { ...LONG, sshTimeout: 250_000 },
+      vms: [{ vmid: 101, running: true }],
+    });
     const s = open(sim.url, "POST", "/api/vm/101/reboot");
     await s.waitFor("[+] VM rebooting");
     sim.mutateVm(101, { status: "stopped" });
@@ -129,6 +143,7 @@ describe("the reboot operation", () => {
 describe("the install's reboot after SSH initialization", () => {
   test("the VM runs through SSH initialization, reads stopped after qm reboot, then runs; the texts stay", async () => {
     const sim = await start({
+      speed: SLOW,
       sshKey: true,
       imageCache: ["ubuntu/24.04"],
       durations: { rebootStopped: 100_000 },

@@ -90,6 +90,7 @@ export interface WaitSpec {
   timeoutMs: number;
   /** Say that we are still waiting this often (never when omitted). */
   tickMs?: number;
+  /** At each tick, with the time it marks (tickMs, twice that, ...), however late its timer fired. */
   onTick?(elapsedMs: number): void;
 }
 
@@ -121,7 +122,8 @@ export async function waitFor<T>(ctx: LifecycleContext, work: Promise<T>, spec: 
       return { settled: true, value: settled.value, elapsedMs: clock.now() - start };
     }
     if (clock.now() >= nextTick && clock.now() < deadline) {
-      spec.onTick?.(clock.now() - start);
+      // the tick's own mark (30 s, 60 s, ...): a timer that fired late on a busy machine does not show
+      spec.onTick?.(nextTick - start);
       nextTick += spec.tickMs ?? Infinity;
     }
   }
