@@ -1,13 +1,18 @@
-// What the two soak runs (install-soak.ts, update-soak.ts) share: their
-// numeric command-line options and the lifecycle's clock in the simulator's
+// What the soak runs (install-soak.ts, update-soak.ts) and verdict-time.ts
+// share: their command-line options and the lifecycle's clock in the simulator's
 // time (the simulator runs `speed` times faster than the real server).
 import type { Clock } from "../provider/lifecycle/core/context";
 import { sleep } from "../provider/lifecycle/core/context";
 
+/** The word after a flag (`--only lost`), if given. */
+export function textArg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
 /** `--name N` as a positive whole number, else `fallback`. */
 export function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
+  const v = Number(textArg(name)); // NaN when not given
   return Number.isInteger(v) && v > 0 ? v : fallback;
 }
 

@@ -25,7 +25,7 @@ import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 import { startSimulator } from "../simulator";
 import type { SimulatorHandle } from "../simulator";
-import { arg, simClock } from "./soak-support";
+import { arg, simClock, textArg } from "./soak-support";
 
 const SPEED = arg("--speed", 10);
 /** The client's stream idle timeout, its default 15 min in the server's time. */
@@ -40,8 +40,7 @@ interface Impl {
 }
 
 function loadImpl(): Impl {
-  const i = process.argv.indexOf("--impl");
-  const root = i >= 0 ? path.resolve(process.argv[i + 1]!) : path.resolve(__dirname, "..");
+  const root = path.resolve(textArg("--impl") ?? path.join(__dirname, ".."));
   const lifecycle = require(path.join(root, "provider/lifecycle")) as Impl;
   const client = require(path.join(root, "provider/client")) as Pick<Impl, "GoPveQemuClient">;
   return { ...lifecycle, GoPveQemuClient: client.GoPveQemuClient, legacyName: legacyNameOf(root) };
@@ -225,8 +224,8 @@ async function main(): Promise<void> {
   const impl = loadImpl();
   const seed = arg("--seed", 1);
   console.log(`speed ${SPEED}: times in the server's time`);
-  const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
-  const next = process.argv.includes("--next") ? process.argv[process.argv.indexOf("--next") + 1] : undefined;
+  const only = textArg("--only");
+  const next = textArg("--next");
   const taking = (at: Next["at"]): boolean => only !== "lost" && (next === undefined || next === at);
   await Promise.all([
     only !== "takeover" ? lostStreams(impl, arg("--installs", 120), seed) : undefined,

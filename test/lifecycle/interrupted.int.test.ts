@@ -130,11 +130,11 @@ describe("a second create after an interrupted one takes its VM over: no duplica
     await h.close();
     const speed = 200;
     h = await startHarness({ speed, durations: { downloadImage: 20 * 60_000 } });
-    const clock = (): { clock: ReturnType<typeof simClock> } => ({ clock: simClock(speed) });
+    const atSpeed = () => ({ clock: simClock(speed) });
     const inputs = declared({ name: "dl", vmid: 154 });
-    await killedAt(inputs, /start downloading OS image/, clock());
+    await killedAt(inputs, /start downloading OS image/, atSpeed());
     const installs = h.sim.stats().installsStarted;
-    const ctx = ctxFor(clock());
+    const ctx = ctxFor(atSpeed());
     const { state } = await create(inputs, ctx);
     await h.sim.idle();
     expect(h.sim.stats().installsStarted).toBe(installs);

@@ -25,8 +25,8 @@ afterEach(async () => {
 });
 
 const ID = "d15c0d15c0d15c0d15c0d15c0d15c0ab";
-const simCtx = (extra: Partial<LifecycleContext> = {}) =>
-  h.ctx({ clock: simClock(SPEED), timing: TIMING, urn: URN, identity: ID, ...extra });
+const simCtx = (extra: Partial<LifecycleContext> = {}, on: Harness = h) =>
+  on.ctx({ clock: simClock(SPEED), timing: TIMING, urn: URN, identity: ID, ...extra });
 
 describe("a gateway's JSON 504 after the server began the install: followed, the VM ends in state, no orphan", () => {
   test.each([
@@ -106,7 +106,7 @@ test("lost during the init script, the install goes on: recorded at its reboot, 
   try {
     slow.sim.addFault({ kind: "drop", op: "install", step: "SSH initialization", times: 1 });
     const clock = simClock(speed);
-    const ctx = slow.ctx({ clock, timing: TIMING, urn: URN, identity: ID });
+    const ctx = simCtx({ clock }, slow);
     const { state } = await create(slow.inputs({ vmid: 175, name: "rb" }), ctx);
     expect(state).toMatchObject({ running: true, installComplete: true });
     // the timeline alone would have waited out the init script's bound (20 min) and more

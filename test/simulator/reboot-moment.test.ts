@@ -10,6 +10,9 @@ const bare = (m: string): string => `data: {"message": "${m}"}\n\n`;
 const LONG = { qmReboot: 100_000, rebootStopped: 200_000, finalizePause: 0 };
 /** Slow enough that the requests made inside the moment fit in it on a loaded machine (200 s: 2 s here). */
 const SLOW = 100;
+/** VM 101 running, for a reboot whose SSH wait gives up 50 s after the moment would have ended. */
+const inMoment = () =>
+  start({ speed: SLOW, durations: { ...LONG, sshTimeout: 250_000 }, vms: [{ vmid: 101, running: true }] });
 
 interface Listed {
   vmid: number;
@@ -73,11 +76,7 @@ describe("the reboot operation", () => {
   });
 
   test("a start in the moment passes the check and runs the VM; Proxmox's restart is then off", async () => {
-    const sim = await start({
-      speed: SLOW,
-      durations: { ...LONG, sshTimeout: 250_000 },
-      vms: [{ vmid: 101, running: true }],
-    });
+    const sim = await inMoment();
     const s = open(sim.url, "POST", "/api/vm/101/reboot");
     await s.waitFor("[+] VM rebooting");
     const started = await request(sim.url, "POST", "/api/vm/101/start");
@@ -98,11 +97,7 @@ describe("the reboot operation", () => {
   });
 
   test("a destroy in the moment removes the VM for good; the reboot's SSH wait times out", async () => {
-    const sim = await start({
-      speed: SLOW,
-      durations: { ...LONG, sshTimeout: 250_000 },
-      vms: [{ vmid: 101, running: true }],
-    });
+    const sim = await inMoment();
     const s = open(sim.url, "POST", "/api/vm/101/reboot");
     await s.waitFor("[+] VM rebooting");
     expect((await request(sim.url, "POST", "/api/vm/101/destroy")).body).toBe("ok");
@@ -116,11 +111,7 @@ describe("the reboot operation", () => {
   });
 
   test("drift in the moment wins over the restart", async () => {
-    const sim = await start({
-      speed: SLOW,
-      durations: { ...LONG, sshTimeout: 250_000 },
-      vms: [{ vmid: 101, running: true }],
-    });
+    const sim = await inMoment();
     const s = open(sim.url, "POST", "/api/vm/101/reboot");
     await s.waitFor("[+] VM rebooting");
     sim.mutateVm(101, { status: "stopped" });
