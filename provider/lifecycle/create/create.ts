@@ -19,7 +19,8 @@
 // that loses the VMID race to ANOTHER client (fails at `VM creation > creating
 // VM` while a VM with its VMID exists), and concurrent first installs on a
 // fresh server racing to create its SSH key pair. Races within this process
-// cannot happen (acquireInstallSlot).
+// cannot happen (acquireInstallSlot). A retry is no recovery: it starts clean,
+// without the journal entry of the first attempt, which made nothing.
 import { randomBytes } from "node:crypto";
 import type { VmEntry } from "../../client";
 import {
@@ -64,14 +65,21 @@ export async function create(inputs: VmInputs, ctx: LifecycleContext): Promise<C
       if (outcome.kind === "done") return outcome.result;
       // The decision table allows one retry only: a second one comes back as a failure.
       ctx.reporter.warn(`${outcome.reason}; retrying the install once`);
+      // A retry follows a first attempt that made nothing: its entry (the VMID it lost) is no evidence of anything,
+      // and a deployment killed before the retry writes its own must not find it either.
+      await forgetAttempt(base);
     }
   } finally {
     // The outcome is handed back now, and the entry is no longer needed; a cancelled create keeps
     // it: the server carries on, and the next create of this resource finds it.
-    if (!ctx.signal?.aborted && base.identity !== undefined && ctx.urn !== undefined) {
-      await ctx.journal?.remove(base.identity, ctx.urn).catch(() => undefined);
-    }
+    if (!ctx.signal?.aborted) await forgetAttempt(base);
   }
+}
+
+/** This resource's journal entry removed. */
+async function forgetAttempt({ identity, ctx }: InstallJob): Promise<void> {
+  if (identity !== undefined && ctx.urn !== undefined)
+    await ctx.journal?.remove(identity, ctx.urn).catch(() => undefined);
 }
 
 function jobOf(inputs: VmInputs, ctx: LifecycleContext): InstallJob {
@@ -118,8 +126,11 @@ async function attemptInstall(base: InstallJob, attempt: number): Promise<Attemp
   const ticket = await acquireInstallSlot(base.key, inputs.vmid, ctx.signal);
   try {
     const vms = await listBefore(base);
+    // The journal tells of an earlier create of this resource; on a retry, it could only tell of this one's first attempt.
     const journal =
-      base.identity && ctx.urn ? await ctx.journal?.get(base.identity, ctx.urn).catch(() => undefined) : undefined;
+      attempt === 1 && base.identity && ctx.urn
+        ? await ctx.journal?.get(base.identity, ctx.urn).catch(() => undefined)
+        : undefined;
     const found = beforeInstall(vms, claimOf(base, journal));
     if (found.kind === "refuse") throw new LifecycleError(found.why, { code: CODES.vmidTaken });
     const before = new Set(vms.map((vm) => vm.vmid));
