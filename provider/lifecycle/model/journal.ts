@@ -39,7 +39,7 @@ export interface InstallJournal {
   remove(identity: string, urn: string): Promise<void>;
 }
 
-/** Entries older than this are dropped when the folder is next written: no install lasts that long. */
+/** Entries older than this are dropped once per process, at its first write: no install lasts that long. */
 const PRUNE_AFTER_MS = 7 * 24 * 3_600_000;
 
 /** GO_PVE_QEMU_JOURNAL_DIR, else the user's cache folder. */
@@ -49,10 +49,21 @@ export function defaultJournalDir(env: NodeJS.ProcessEnv): string {
   return path.join(cache, "go-pve-qemu-pulumi", "installs");
 }
 
-/** The journal in `dir`: one small JSON file per install in flight, written whole (temporary file, then rename). */
+/**
+ * The journal in `dir`: one small JSON file per install in flight, written
+ * whole (temporary file, then rename: a kill at any moment leaves the old
+ * entry or the new one, never half of one). A fleet's creates write it on
+ * the path where they wait most, so a write costs two calls and nothing that
+ * grows with the folder: the folder is made when a write finds it missing,
+ * old entries are pruned once per journal (one per process), and an entry
+ * the same as the one this journal last wrote there is not written again.
+ */
 export function fileJournal(dir: string): InstallJournal {
   const file = (identity: string, urn: string): string =>
     path.join(dir, `${createHash("sha256").update(`${identity}\n${urn}`).digest("hex").slice(0, 32)}.json`);
+  /** What this journal last wrote to each file (removed entries are forgotten). */
+  const written = new Map<string, string>();
+  let pruned: Promise<void> | undefined;
   return {
     async get(identity, urn) {
       let text: string;
@@ -66,17 +77,33 @@ export function fileJournal(dir: string): InstallJournal {
       return parsed.success && parsed.data.identity === identity && parsed.data.urn === urn ? parsed.data : undefined;
     },
     async put(entry) {
-      await fs.mkdir(dir, { recursive: true });
       const target = file(entry.identity, entry.urn);
-      const tmp = `${target}.${process.pid}.tmp`;
-      await fs.writeFile(tmp, JSON.stringify(EntrySchema.parse(entry)), { mode: 0o600 });
-      await fs.rename(tmp, target);
-      await prune(dir, Date.now());
+      // The entry is built by the lifecycle, typed: the schema guards what is read back, not this.
+      const text = JSON.stringify(entry);
+      if (written.get(target) === text) return;
+      await writeWhole(dir, target, text);
+      written.set(target, text);
+      await (pruned ??= prune(dir, Date.now()).catch(() => undefined));
     },
     async remove(identity, urn) {
-      await fs.rm(file(identity, urn), { force: true });
+      const target = file(identity, urn);
+      written.delete(target);
+      await fs.rm(target, { force: true });
     },
   };
+}
+
+/** `text` as `target`'s whole content; the folder is made when it is missing (the first write, or removed since). */
+async function writeWhole(dir: string, target: string, text: string): Promise<void> {
+  const tmp = `${target}.${process.pid}.tmp`;
+  try {
+    await fs.writeFile(tmp, text, { mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(tmp, text, { mode: 0o600 });
+  }
+  await fs.rename(tmp, target);
 }
 
 async function prune(dir: string, now: number): Promise<void> {
