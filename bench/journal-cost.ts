@@ -5,10 +5,10 @@
 // answers at once, so the journal's writes are as dense as they can be),
 // each with a stack identity and a URN, with the file journal and without
 // one, interleaved. Beside the times, the journal's file-system calls per
-// install (node:fs/promises, counted by name while the journal run lasts).
+// install (node:fs and node:fs/promises, counted by name while the journal
+// run lasts).
 //
 // Run: `npm run build && node dist/bench/journal-cost.js [--quick] [--reps N] [--n N]`.
-import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { GoPveQemuClient } from "../provider/client";
@@ -17,17 +17,25 @@ import type { LifecycleContext, VmInputs } from "../provider/lifecycle";
 import { startSimulator } from "../simulator";
 import { QUICK, aim, cpuMs, median, runMain, spread } from "./common";
 // The module object itself (not a namespace copy): what the journal calls through, so counting sees its calls.
-import fsp = require("node:fs/promises");
+import fs = require("node:fs");
 
 const N = numArg("--n", QUICK ? 20 : 100);
 const REPS = numArg("--reps", QUICK ? 1 : 5);
 const PARALLEL = 8;
-/** The aim: N creates with the journal within this factor of the same without it. */
-const AIM_RATIO = 1.05;
-/** The aim: the journal's file-system calls per install, whatever N (no call that grows with the folder). */
+/**
+ * The aim: the CPU time of N creates with the journal within this factor of the same without it (CPU: the
+ * journal's calls run on this process's thread, and wall time on a shared machine is mostly the others' load).
+ * Its floor is one durable write per install (the VMID, the evidence a recovery needs): about 0.1 ms of CPU on
+ * a quiet local disk, beside some 4 ms of a create whose install answers at once (the simulator's CPU included).
+ */
+const AIM_RATIO = 1.1;
+/**
+ * The aim: the journal's file-system calls per install, whatever N (nothing that grows with the folder): the
+ * read before the install, one write of its VMID (writeFileSync's open, write and close, then the rename),
+ * the removal at the end.
+ */
 const AIM_CALLS = 8;
 const IDENTITY = "c0ffee00c0ffee00c0ffee00c0ffee00";
-const FS_CALLS = ["mkdir", "writeFile", "rename", "readdir", "stat", "rm", "readFile", "open", "unlink"] as const;
 
 function numArg(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
@@ -35,21 +43,26 @@ function numArg(name: string, fallback: number): number {
   return Number.isInteger(v) && v > 0 ? v : fallback;
 }
 
-/** Counts the calls to node:fs/promises by name while `f` runs (the journal's are the only ones there). */
+/** Counts the calls to node:fs by name while `f` runs (and to node:fs/promises, as `promises.<name>`). */
 async function counting<T>(f: () => Promise<T>): Promise<{ value: T; calls: Record<string, number> }> {
   const calls: Record<string, number> = {};
-  const mod = fsp as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const saved = FS_CALLS.map((name) => [name, mod[name]!] as const);
-  for (const [name, orig] of saved) {
-    mod[name] = (...args: unknown[]) => {
-      calls[name] = (calls[name] ?? 0) + 1;
-      return orig(...args);
-    };
-  }
+  const restore: Array<() => void> = [];
+  const wrap = (mod: Record<string, unknown>, prefix: string): void => {
+    for (const [name, orig] of Object.entries(mod)) {
+      if (typeof orig !== "function" || /^[A-Z]/.test(name)) continue;
+      mod[name] = (...args: unknown[]) => {
+        calls[prefix + name] = (calls[prefix + name] ?? 0) + 1;
+        return (orig as (...a: unknown[]) => unknown)(...args);
+      };
+      restore.push(() => (mod[name] = orig));
+    }
+  };
+  wrap(fs as unknown as Record<string, unknown>, "");
+  wrap(fs.promises as unknown as Record<string, unknown>, "promises.");
   try {
     return { value: await f(), calls };
   } finally {
-    for (const [name, orig] of saved) mod[name] = orig;
+    for (const r of restore) r();
   }
 }
 
@@ -126,7 +139,12 @@ async function main(): Promise<void> {
       ")",
   );
   console.log("");
-  aim(`journal-cost-n${N}`, paired, "<=", AIM_RATIO);
+  aim(
+    `journal-cost-cpu-n${N}`,
+    median(runs.journal.map((x, i) => x.cpu / Math.max(1, runs.none[i]!.cpu))),
+    "<=",
+    AIM_RATIO,
+  );
   aim(`journal-fs-calls-per-install-n${N}`, perInstall, "<=", AIM_CALLS);
 }
 

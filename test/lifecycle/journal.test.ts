@@ -7,10 +7,10 @@ import * as path from "node:path";
 import { fileJournal } from "../../provider/lifecycle/model/journal";
 import type { JournalEntry } from "../../provider/lifecycle/model/journal";
 
-// Every function of node:fs/promises, counted: the journal's calls are the only ones made while it runs.
+// Every function of node:fs, counted: the journal's calls are the only ones made while it runs.
 const mockCounted: Record<string, number> = {};
-jest.mock("node:fs/promises", () => {
-  const real = jest.requireActual<Record<string, unknown>>("node:fs/promises");
+jest.mock("node:fs", () => {
+  const real = jest.requireActual<Record<string, unknown>>("node:fs");
   return Object.fromEntries(
     Object.entries(real).map(([k, v]) => [
       k,
@@ -47,7 +47,7 @@ afterEach(() => fs.rmSync(base, { recursive: true, force: true }));
 
 const files = (): string[] => fs.readdirSync(dir).sort();
 
-/** The calls to node:fs/promises by name while `f` runs. */
+/** The calls to node:fs by name while `f` runs. */
 async function calls(f: () => Promise<unknown>): Promise<Record<string, number>> {
   for (const k of Object.keys(mockCounted)) delete mockCounted[k];
   await f();
@@ -75,15 +75,16 @@ test("a damaged entry is no evidence", async () => {
   expect(await j.get(ID, urn("web"))).toBeUndefined();
 });
 
-test("a write costs a temporary file and a rename; the same entry again costs nothing; a changed one is written", async () => {
+test("a write costs a temporary file and a rename, a removal one call; the same entry again costs nothing; a changed one is written", async () => {
   const j = fileJournal(dir);
   await j.put(entry("first")); // the first write of the journal: the folder made, the prune
-  expect(await calls(() => j.put(entry("web")))).toEqual({ writeFile: 1, rename: 1 });
+  expect(await calls(() => j.put(entry("web")))).toEqual({ writeFileSync: 1, renameSync: 1 });
   expect(await calls(() => j.put(entry("web")))).toEqual({});
-  expect(await calls(() => j.put(entry("web", { vmid: 121 })))).toEqual({ writeFile: 1, rename: 1 });
+  expect(await calls(() => j.put(entry("web", { vmid: 121 })))).toEqual({ writeFileSync: 1, renameSync: 1 });
   expect((await j.get(ID, urn("web")))?.vmid).toBe(121);
-  // Removed, the same entry is written again: the journal no longer holds it.
-  await j.remove(ID, urn("web"));
+  // Removed (one call; an entry that is not there is removed too), the same entry is written again.
+  expect(await calls(() => j.remove(ID, urn("web")))).toEqual({ unlinkSync: 1 });
+  await expect(j.remove(ID, urn("never-written"))).resolves.toBeUndefined();
   await j.put(entry("web", { vmid: 121 }));
   expect((await j.get(ID, urn("web")))?.vmid).toBe(121);
 });
@@ -107,7 +108,7 @@ test("entries older than a week are pruned at the journal's first write, once: t
   fs.utimesSync(stale, eightDaysAgo, eightDaysAgo);
   const j = fileJournal(dir);
   const first = await calls(() => j.put(entry("web")));
-  expect(first.readdir).toBe(1);
+  expect(first.readdirSync).toBe(1);
   expect(fs.existsSync(stale)).toBe(false);
   expect(fs.existsSync(young)).toBe(true);
   // Later writes read no folder and stat no file, however many entries it holds.
@@ -115,5 +116,5 @@ test("entries older than a week are pruned at the journal's first write, once: t
   const later = await calls(async () => {
     for (let i = 0; i < 5; i++) await j.put(entry(`vm${i}`));
   });
-  expect(later).toEqual({ writeFile: 5, rename: 5 });
+  expect(later).toEqual({ writeFileSync: 5, renameSync: 5 });
 });
