@@ -6,11 +6,14 @@
 // loser is retried once. That retry must start clean: no failed deployment,
 // no VM outside every state, no VMID in two states.
 //
-// The race is made certain, not left to timing: the simulator picks the
-// lowest free VMID, and the first install of each stack is held in the gap
-// between the pick and `creating VM`. Since no stack can create a VM while
-// its first install is held, every first install picks the same VMID, and all
-// but the first to be released lose it.
+// The race is made certain, not left to timing: until the first VM exists,
+// every install is held in the gap between the pick and `creating VM`, and
+// the simulator picks the lowest free VMID. No stack can create a VM while its
+// first install is held, so every stack's first install picks the same VMID,
+// and all but the first to be released lose it. From the first VM on, nothing
+// is held and the simulator probes as the server does (both ends of the range,
+// the first free answer): the retries and the other installs race as they
+// would on the real server, where losing twice in a row is rare.
 import { startSimulator, type SimulatorHandle } from "../../simulator";
 import { diagnostics, newFleet, type Fleet } from "./harness";
 
@@ -33,7 +36,6 @@ beforeAll(async () => {
         Array.from({ length: VMS }, (_, i) => [`${s}${i}`, { os: "ubuntu", version: "24.04", name: `${s}${i}` }]),
       ),
     );
-    sim.addFault({ kind: "delay", op: "install", step: "creating VM", name: `${s}0`, ms: HOLD_MS, times: 1 });
   }
 });
 afterAll(async () => {
@@ -41,8 +43,24 @@ afterAll(async () => {
   await sim?.close();
 });
 
+/**
+ * Until the first VM exists (polled: the simulator runs in this process), installs are held before
+ * `creating VM` (one per stack at most: a stack's next waits for its first) and picks are the lowest free
+ * VMID; then nothing more is held, and the simulator probes as the server does.
+ */
+async function raceUntilFirstVm(until: Promise<unknown>): Promise<void> {
+  const hold = sim.addFault({ kind: "delay", op: "install", step: "creating VM", ms: HOLD_MS, times: STACKS.length });
+  let done = false;
+  void until.finally(() => (done = true));
+  while (!done && sim.vms().length === 0) await new Promise((r) => setTimeout(r, 1));
+  sim.removeFault(hold);
+  sim.settings({ vmidPick: "probe" });
+}
+
 test("three stacks racing for VMIDs: the losers are retried, every deployment succeeds, every VM in exactly one state", async () => {
-  const ups = await Promise.allSettled(fleets.map((f) => f.up()));
+  const all = Promise.allSettled(fleets.map((f) => f.up()));
+  await raceUntilFirstVm(all);
+  const ups = await all;
   expect(ups.map((u) => (u.status === "fulfilled" ? u.value.summary.result : String(u.reason)))).toEqual(
     STACKS.map(() => "succeeded"),
   );
