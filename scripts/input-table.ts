@@ -84,7 +84,6 @@ const ROWS = {
     onChange: "replace",
   },
   password: {
-    type: "secret string",
     default: `a generated ${generatePassword().length}-character password`,
     allowed: `at least ${PASSWORD_MIN} characters, no control characters`,
     onChange: "replace",
@@ -132,7 +131,9 @@ export function inputTable(): string {
   const rows = INPUT_KEYS.map((key) => {
     const row: Row = ROWS[key];
     const allowed = key === "connection" ? connectionKeys.map(code).join(", ") : row.allowed;
-    const type = row.type ?? typeOf(VmInputsSchema.shape[key] as z.ZodType);
+    const field = VmInputsSchema.shape[key] as z.ZodType;
+    // The secret mark is the input's zod metadata, which the package schema reads too.
+    const type = row.type ?? `${field.meta()?.secret === true ? "secret " : ""}${typeOf(field)}`;
     return `| ${code(key)} | ${type} | ${row.default} | ${allowed} | ${row.onChange} |`;
   });
   return ["| input | type | default | allowed | on change |", "| --- | --- | --- | --- | --- |", ...rows].join("\n");
