@@ -1,8 +1,8 @@
 // The SDKs come from schema/schema.json through Pulumi's own code generators
 // (engine/codegen, built with Go from Pulumi's published module): the schema
 // binds as a Pulumi package schema, a broken one fails with the binder's
-// words, regenerating gives the committed sdk/ byte for byte, and the
-// TypeScript and Go SDKs compile as generated.
+// words, regenerating gives the committed sdk/ byte for byte, the TypeScript
+// and Go SDKs compile as generated, and the Python SDK installs and imports.
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -11,6 +11,8 @@ import { promisify } from "node:util";
 import { ROOT } from "../../scripts/engine-env";
 
 const exec = promisify(execFile);
+/** The newest `pulumi` the Python package index serves (the engine's own version is not there yet). */
+const PYPI_PULUMI = "3.272.0";
 const genSdk = path.join(ROOT, "scripts", "gen-sdk.sh");
 const GO_ENV = { ...process.env, GOFLAGS: "-mod=mod", GOTOOLCHAIN: "local", GOWORK: "off" };
 // The first run builds the code generator (minutes without Go's build cache; seconds after the engine build).
@@ -95,3 +97,33 @@ test(
   },
   BUILD_MS,
 );
+
+/** A virtual environment with the `pulumi` package (and what builds a wheel), made once in the engine's cache. */
+async function pythonWithPulumi(): Promise<string> {
+  const cache = process.env.GO_PVE_QEMU_ENGINE_CACHE ?? path.join(os.homedir(), ".cache", "go-pve-qemu-pulumi");
+  const venv = path.join(cache, `python-pulumi-${PYPI_PULUMI}`);
+  const python = path.join(venv, "bin", "python");
+  // Written last: a venv without it was left half made.
+  const ready = path.join(venv, ".ready");
+  if (fs.existsSync(ready)) return python;
+  fs.rmSync(venv, { recursive: true, force: true });
+  await exec("python3", ["-m", "venv", venv]);
+  await exec(python, ["-m", "pip", "install", "-q", `pulumi==${PYPI_PULUMI}`, "setuptools>=61", "wheel"]);
+  fs.writeFileSync(ready, "");
+  return python;
+}
+
+test("the Python SDK installs and imports, with the pulumi package from the Python package index", async () => {
+  const python = await pythonWithPulumi();
+  // Installed from a copy into a folder of its own: the build leaves files beside its sources.
+  const source = path.join(dir, "python-src");
+  const target = path.join(dir, "python-site");
+  fs.cpSync(path.join(ROOT, "sdk", "python"), source, { recursive: true });
+  await exec(python, ["-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target", target, source]);
+  const probe = [
+    "import pulumi_gopveqemu as g",
+    "print(g.Vm.__name__, g.Provider.__name__, g.get_nodes.__name__, g.get_vms.__name__, [o.value for o in g.Os])",
+  ].join("; ");
+  const { stdout } = await exec(python, ["-c", probe], { env: { ...process.env, PYTHONPATH: target } });
+  expect(stdout.trim()).toBe("Vm Provider get_nodes get_vms ['debian', 'ubuntu', 'rockylinux']");
+}, 300_000);
