@@ -14,6 +14,12 @@ const PACKAGE = "gopveqemu";
 const VM_TOKEN = `${PACKAGE}:index:Vm`;
 const GET_NODES_TOKEN = `${PACKAGE}:index:getNodes`;
 const GET_VMS_TOKEN = `${PACKAGE}:index:getVms`;
+/**
+ * The dynamic provider's type of the same Vm. Each SDK's Vm carries it as an
+ * alias, so a TypeScript stack that moves its Vms from the dynamic provider
+ * to the plugin keeps their URNs (the engine matches old state by alias).
+ */
+const DYNAMIC_VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";
 
 /**
  * The parts of Pulumi's PackageSpec this package uses.
@@ -39,6 +45,7 @@ export interface PackageSpec {
 }
 interface ObjectSpecWith extends ObjectSpec {
   description: string;
+  aliases: { type: string }[];
   inputProperties: Record<string, PropertySpec>;
   requiredInputs?: string[];
 }
@@ -74,6 +81,7 @@ export function packageSchema(version: string): PackageSpec {
     resources: {
       [VM_TOKEN]: {
         description: VM_DESCRIPTION,
+        aliases: [{ type: DYNAMIC_VM_TYPE }],
         properties: state.properties,
         ...(state.required ? { required: state.required } : {}),
         inputProperties: inputs.properties,

@@ -213,6 +213,8 @@ export class Vm extends pulumi.CustomResource {
             resourceInputs["vmid"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
+        const aliasOpts = { aliases: [{ type: "pulumi-nodejs:dynamic/goPveQemu:Vm" }] };
+        opts = pulumi.mergeOptions(opts, aliasOpts);
         const secretOpts = { additionalSecretOutputs: ["connection", "password", "passwordHash"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
         super(Vm.__pulumiType, name, resourceInputs, opts);

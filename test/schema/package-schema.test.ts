@@ -25,6 +25,10 @@ test("names and versions: package gopveqemu at the given version, each language'
   });
 });
 
+test("the Vm answers to the dynamic provider's type too, so a stack can move between the doors", () => {
+  expect(vm.aliases).toEqual([{ type: "pulumi-nodejs:dynamic/goPveQemu:Vm" }]);
+});
+
 test("every Vm input of the input schema, with its description; os and version required", () => {
   expect(Object.keys(vm.inputProperties)).toEqual(INPUT_KEYS);
   for (const key of INPUT_KEYS) {

@@ -77,6 +77,12 @@ func NewVm(ctx *pulumi.Context,
 	if args.Version == nil {
 		return nil, errors.New("invalid value for required argument 'Version'")
 	}
+	aliases := pulumi.Aliases([]pulumi.Alias{
+		{
+			Type: pulumi.String("pulumi-nodejs:dynamic/goPveQemu:Vm"),
+		},
+	})
+	opts = append(opts, aliases)
 	if args.Connection != nil {
 		args.Connection = pulumi.ToSecret(args.Connection).(ConnectionPtrInput)
 	}

@@ -448,6 +448,8 @@ class Vm(pulumi.CustomResource):
             __props__.__dict__["password_generated"] = None
             __props__.__dict__["password_hash"] = None
             __props__.__dict__["vm_name"] = None
+        alias_opts = pulumi.ResourceOptions(aliases=[pulumi.Alias(type_="pulumi-nodejs:dynamic/goPveQemu:Vm")])
+        opts = pulumi.ResourceOptions.merge(opts, alias_opts)
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["connection", "password", "passwordHash"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(Vm, __self__).__init__(
