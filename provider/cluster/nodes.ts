@@ -1,24 +1,31 @@
 // A node of the cluster as the data sources give it: the list's `cluster`
 // entry, with its percentages turned into GiB so that placement code compares
 // plain amounts.
+import { z } from "zod";
 import type { NodeEntry } from "../client";
 
-export interface NodeInfo {
-  /** The node's name, as `Vm`'s `node` input takes it. */
-  name: string;
-  /** The node is online. */
-  running: boolean;
-  /** Its CPU cores. */
-  cores: number;
-  /** Its memory, GiB. */
-  memoryGb: number;
-  /** Memory its VMs use now, GiB. */
-  memoryUsedGb: number;
-  /** memoryGb - memoryUsedGb. */
-  memoryFreeGb: number;
-  /** Its disk, GiB. */
-  diskGb: number;
-}
+// Each description is zod metadata, which the package schema gives getNodes's
+// result; the JSDoc repeats it for editors (the schema script's --check holds
+// the two equal).
+export const NodeInfoSchema = z
+  .object({
+    /** The node's name, as `Vm`'s `node` input takes it. */
+    name: z.string().meta({ description: "The node's name, as `Vm`'s `node` input takes it." }),
+    /** The node is online. */
+    running: z.boolean().meta({ description: "The node is online." }),
+    /** Its CPU cores. */
+    cores: z.number().int().meta({ description: "Its CPU cores." }),
+    /** Its memory, GiB. */
+    memoryGb: z.number().meta({ description: "Its memory, GiB." }),
+    /** Memory its VMs use now, GiB. */
+    memoryUsedGb: z.number().meta({ description: "Memory its VMs use now, GiB." }),
+    /** memoryGb - memoryUsedGb. */
+    memoryFreeGb: z.number().meta({ description: "memoryGb - memoryUsedGb." }),
+    /** Its disk, GiB. */
+    diskGb: z.number().meta({ description: "Its disk, GiB." }),
+  })
+  .meta({ title: "NodeInfo" });
+export type NodeInfo = z.infer<typeof NodeInfoSchema>;
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 

@@ -18,6 +18,8 @@ export {
   LifecycleError,
   PartialError,
   UNKNOWN,
+  VmInputsSchema,
+  VmStateSchema,
   defaultJournalDir,
   endpointKey,
   fileJournal,

@@ -27,6 +27,6 @@ export type { ErrorCode } from "./lifecycle-error";
 export type { LostInstall } from "./lost-install";
 export { PartialCreateError, PartialError, PartialUpdateError } from "./partial-error";
 export { generatePassword, hashPassword, passwordMatches } from "./password";
-export { desiredOf, dropUndefined, nameFromVmName, parseState, realName, vmidFromId } from "./state";
+export { VmStateSchema, desiredOf, dropUndefined, nameFromVmName, parseState, realName, vmidFromId } from "./state";
 export type { Desired, VmState } from "./state";
 export { derivedName, readStackName, stackName, wasDerivedName } from "./vm-names";
