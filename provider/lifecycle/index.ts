@@ -21,6 +21,7 @@ export {
   defaultJournalDir,
   endpointKey,
   fileJournal,
+  fileServerNodes,
   resolveConnection,
 } from "./model";
 export type {
@@ -29,6 +30,7 @@ export type {
   DeclaredInputs,
   InstallJournal,
   ResolvedConnection,
+  ServerNodes,
   VmInputs,
   VmState,
 } from "./model";
