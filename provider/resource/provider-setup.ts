@@ -74,7 +74,7 @@ export function journal(): lifecycle.InstallJournal {
 
 let knownNodes: lifecycle.ServerNodes | undefined;
 /** Which node each server calls its own, beside the install journal (the data sources read the same files). */
-export function serverNodes(): lifecycle.ServerNodes {
+function serverNodes(): lifecycle.ServerNodes {
   knownNodes ??= lifecycle.fileServerNodes(lifecycle.defaultJournalDir(process.env));
   return knownNodes;
 }
