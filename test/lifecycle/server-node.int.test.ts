@@ -123,6 +123,25 @@ describe("an install naming the server's own node", () => {
     expect(messages(ctx.lines, "warn").some((m) => m.includes("interrupted create"))).toBe(false);
   });
 
+  test("a create cancelled as the refusal comes destroys nothing and retries nothing", async () => {
+    h = await startHarness(FAST);
+    const { nodes } = store();
+    const cancel = new AbortController();
+    // Ctrl-C at the moment the refusal is learned
+    const learning: ServerNodes = {
+      get: (e) => nodes.get(e),
+      learn: async (...a) => (await nodes.learn(...a), cancel.abort()),
+    };
+    const ctx = h.ctx({ serverNodes: learning, signal: cancel.signal });
+    const err = await create(h.inputs({ vmid: 147, node: "pve1" }), ctx).catch((e: unknown) => e);
+    // kept in state as it is (the next `up` replaces it, then without `node`)
+    expect(err).toMatchObject({ name: "PartialCreateError", state: { vmid: 147, installComplete: false } });
+    expect(h.sim.vm(147)).toMatchObject({ node: "pve1", status: "stopped" });
+    expect(h.sim.stats().installsStarted).toBe(1);
+    expect(messages(ctx.lines, "warn").some((m) => m.includes("Destroying the half-made VM"))).toBe(false);
+    expect(await nodes.get(h.endpoint)).toBe("pve1");
+  });
+
   test("without a record of server nodes, the refusal still ends in one retry, not a loop", async () => {
     h = await startHarness(FAST);
     const ctx = h.ctx();

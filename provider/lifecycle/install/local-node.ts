@@ -31,7 +31,8 @@ export async function localNodeRefused(
   await ctx.serverNodes
     ?.learn(conn.endpoint, node, `an install's migration to it was refused: target is local node`)
     .catch((err: unknown) => ctx.reporter.debug(`the server's node could not be written down: ${String(err)}`));
-  if (vmid === undefined || before.has(vmid)) return undefined;
+  // A cancelled create removes nothing more: the VM is recorded as it is, and the next `up` replaces it.
+  if (vmid === undefined || before.has(vmid) || ctx.signal?.aborted) return undefined;
   ctx.reporter.warn(
     `node ${node} is the server's own node, where it creates every VM; ${shown}. ` +
       `Destroying the half-made VM ${label}, never started`,
