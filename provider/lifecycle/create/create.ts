@@ -185,11 +185,10 @@ async function knownServerNode(job: InstallJob): Promise<string | undefined> {
 async function learnServerNode(job: InstallJob, listed: string | undefined): Promise<void> {
   if (job.request.node !== undefined || listed === undefined) return;
   const { ctx, inputs } = job;
-  if (listed !== job.serverNode) {
-    await ctx.serverNodes
-      ?.learn(job.conn.endpoint, listed, "an install without node completed there")
-      .catch((err: unknown) => ctx.reporter.debug(`the server's node could not be written down: ${String(err)}`));
-  }
+  // Written again each time: the record is dropped with the journal's entries a week after its last write.
+  await ctx.serverNodes
+    ?.learn(job.conn.endpoint, listed, "an install without node completed there")
+    .catch((err: unknown) => ctx.reporter.debug(`the server's node could not be written down: ${String(err)}`));
   if (inputs.node !== undefined && inputs.node !== listed) {
     ctx.reporter.warn(
       `node ${inputs.node} was taken for the server's own node, but the install put the VM on ${listed}, ` +
