@@ -23,6 +23,18 @@ export const NodeInfoSchema = z
     memoryFreeGb: z.number().meta({ description: "memoryGb - memoryUsedGb." }),
     /** Its disk, GiB. */
     diskGb: z.number().meta({ description: "Its disk, GiB." }),
+    /**
+     * It is the server's own node (its MAIN_NODE), where every install creates
+     * the VM before migrating it to `node`. Known once an install on this
+     * machine showed it; absent until then (the server's list does not say).
+     */
+    serverNode: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "It is the server's own node (its MAIN_NODE), where every install creates the VM before migrating it to `node`. Known once an install on this machine showed it; absent until then (the server's list does not say).",
+      }),
   })
   .meta({ title: "NodeInfo" });
 export type NodeInfo = z.infer<typeof NodeInfoSchema>;
@@ -33,9 +45,9 @@ const round2 = (x: number): number => Math.round(x * 100) / 100;
  * The nodes of a list, by name. An entry without a name (the server makes one
  * for VMs on a node its cluster query did not return) is no node to place on.
  * A node that does not say whether it runs is taken as running: the cluster
- * lists it.
+ * lists it. `serverNode`, when known, marks the server's own node.
  */
-export function nodesOf(entries: readonly NodeEntry[]): NodeInfo[] {
+export function nodesOf(entries: readonly NodeEntry[], serverNode?: string): NodeInfo[] {
   const out: NodeInfo[] = [];
   for (const entry of entries) {
     const name = entry.node ?? entry.name ?? "";
@@ -50,6 +62,7 @@ export function nodesOf(entries: readonly NodeEntry[]): NodeInfo[] {
       memoryUsedGb,
       memoryFreeGb: round2(memoryGb - memoryUsedGb),
       diskGb: entry.disk ?? 0,
+      ...(serverNode !== undefined ? { serverNode: name === serverNode } : {}),
     });
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -23,6 +23,7 @@ export {
   defaultJournalDir,
   endpointKey,
   fileJournal,
+  fileServerNodes,
   resolveConnection,
 } from "./model";
 export type {
@@ -31,6 +32,7 @@ export type {
   DeclaredInputs,
   InstallJournal,
   ResolvedConnection,
+  ServerNodes,
   VmInputs,
   VmState,
 } from "./model";

@@ -58,12 +58,14 @@ export type { CreateResult } from "../install";
 
 export async function create(inputs: VmInputs, ctx: LifecycleContext): Promise<CreateResult> {
   if (inputs.adopt === true) return adopt(inputs, ctx);
-  const base = jobOf(inputs, ctx);
+  let base = jobOf(inputs, ctx);
   try {
     for (let attempt = 1; ; attempt++) {
       const outcome = await attemptInstall(base, attempt);
       if (outcome.kind === "done") return outcome.result;
-      // The decision table allows one retry only: a second one comes back as a failure.
+      // The decision table allows one retry only: a second one comes back as a failure. A refusal
+      // that showed the server's own node cannot come twice: the retry no longer names it.
+      if (outcome.serverNode !== undefined) base = { ...base, serverNode: outcome.serverNode };
       ctx.reporter.warn(`${outcome.reason}; retrying the install once`);
       // A retry follows a first attempt that made nothing: its entry (the VMID it lost) is no evidence of anything,
       // and a deployment killed before the retry writes its own must not find it either.
@@ -146,7 +148,8 @@ async function attemptInstall(base: InstallJob, attempt: number): Promise<Attemp
       ticket.created();
       return { kind: "done", result: await awaitPending(base, found.journal, before, ticket) };
     }
-    return await install(attemptOf(base), attempt, before, ticket);
+    const serverNode = base.serverNode ?? (await knownServerNode(base));
+    return await install(attemptOf({ ...base, serverNode }), attempt, before, ticket);
   } finally {
     ticket.finish();
   }
@@ -175,8 +178,34 @@ async function install(
     ctx.reporter.debug(`install recovered: ${w.step}: ${job.redact(w.message)}`);
   }
   const result = await confirm(job, run.success.facts);
+  await learnServerNode(job, result.state.node);
   if (job.marked) await sweepLeftovers(job, result.state.vmid);
   return { kind: "done", result };
+}
+
+/** The server's own node as this machine learned it; an unreadable record is no knowledge. */
+async function knownServerNode(job: InstallJob): Promise<string | undefined> {
+  return job.ctx.serverNodes?.get(job.conn.endpoint).catch(() => undefined);
+}
+
+/**
+ * An install sent without `node` puts the VM on the server's own node: what the
+ * list shows right after it completed is that node. One placed there by a record
+ * that no longer holds (the server was reconfigured) is said, and migrates at the next `up`.
+ */
+async function learnServerNode(job: InstallJob, listed: string | undefined): Promise<void> {
+  if (job.request.node !== undefined || listed === undefined) return;
+  const { ctx, inputs } = job;
+  // Written again each time: the record is dropped with the journal's entries a week after its last write.
+  await ctx.serverNodes
+    ?.learn(job.conn.endpoint, listed, "an install without node completed there")
+    .catch((err: unknown) => ctx.reporter.debug(`the server's node could not be written down: ${String(err)}`));
+  if (inputs.node !== undefined && inputs.node !== listed) {
+    ctx.reporter.warn(
+      `node ${inputs.node} was taken for the server's own node, but the install put the VM on ${listed}, ` +
+        `which is the server's now: the next \`up\` migrates it to ${inputs.node}`,
+    );
+  }
 }
 
 /** The VMs that exist before the install. */

@@ -10,6 +10,11 @@ import { SERVER_DEFAULTS, dropUndefined } from "../model";
 import type { InstallJob } from "./record";
 import type { InstallTicket } from "./vmid-lock";
 
+/** Proxmox's refusal of a migration to the node the VM is on, in `qm migrate`'s output. */
+const LOCAL_NODE = /target is local node/;
+/** The step name under which the server streams `qm migrate`'s output. */
+const MIGRATION_OUTPUT = "migrating";
+
 export type Run = { ok: true; success: InstallSuccess } | { ok: false; err: unknown; progress: Progress };
 
 /**
@@ -19,14 +24,17 @@ export type Run = { ok: true; success: InstallSuccess } | { ok: false; err: unkn
  * become 1 and an omitted ram 512, unlike its docs. Sending them gives the same
  * VM on either behaviour, and "omitted" keeps meaning the documented default.
  */
-export function installRequest(job: Pick<InstallJob, "inputs" | "name">, password: string): InstallRequest {
+export function installRequest(
+  job: Pick<InstallJob, "inputs" | "name" | "serverNode">,
+  password: string,
+): InstallRequest {
   const { inputs } = job;
   return dropUndefined({
     os: inputs.os,
     version: inputs.version,
     name: job.name,
     id: inputs.vmid,
-    node: inputs.node,
+    node: sendsNode(job) ? inputs.node : undefined,
     cpu: inputs.cpu ?? SERVER_DEFAULTS.cpu,
     ram: inputs.memoryMb ?? SERVER_DEFAULTS.memoryMb,
     disk: `${inputs.diskGb ?? SERVER_DEFAULTS.diskGb}G`,
@@ -36,9 +44,17 @@ export function installRequest(job: Pick<InstallJob, "inputs" | "name">, passwor
   });
 }
 
+/**
+ * The install names `node`, and so migrates: unless that node is the server's
+ * own, where the server creates every VM, and to which Proxmox refuses to migrate it.
+ */
+export function sendsNode(job: Pick<InstallJob, "inputs" | "serverNode">): boolean {
+  return job.inputs.node !== undefined && job.inputs.node !== job.serverNode;
+}
+
 /** The install stream, keeping the facts and the furthest phase it showed. */
 export async function runInstall(job: InstallJob, ticket: InstallTicket): Promise<Run> {
-  const withNode = job.inputs.node !== undefined;
+  const withNode = sendsNode(job);
   const progress: Progress = { facts: { vmCreated: false, completed: false }, step: "", phase: "checkVmid" };
   const report = installProgress(job.ctx.reporter, job.redact, withNode);
   const journal = journalWriter(job);
@@ -47,6 +63,7 @@ export async function runInstall(job: InstallJob, ticket: InstallTicket): Promis
     if (event.kind !== "step" && !(event.kind === "raw" && event.recovered?.kind === "step")) return;
     const ev = event.kind === "step" ? event : (event.recovered as Extract<OperationEvent, { kind: "step" }>);
     if (ev.step !== "") progress.step = ev.step;
+    if (withNode && ev.step === MIGRATION_OUTPUT && LOCAL_NODE.test(ev.message)) progress.localNodeRefused = true;
     const phase = phaseOfEvent(ev.step, ev.status, ev.message, withNode);
     if (phase && phaseIndex(phase) > phaseIndex(progress.phase)) {
       progress.phase = phase;

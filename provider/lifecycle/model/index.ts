@@ -22,6 +22,8 @@ export { INPUT_KEYS, VmInputsSchema } from "./inputs";
 export type { ConnectionInput, DeclaredInputs, VmInputs } from "./inputs";
 export { defaultJournalDir, fileJournal } from "./journal";
 export type { InstallJournal, JournalEntry } from "./journal";
+export { fileServerNodes } from "./server-node";
+export type { ServerNodes } from "./server-node";
 export { CODES, LifecycleError } from "./lifecycle-error";
 export type { ErrorCode } from "./lifecycle-error";
 export type { LostInstall } from "./lost-install";

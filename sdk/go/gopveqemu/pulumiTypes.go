@@ -808,6 +808,8 @@ type NodeInfo struct {
 	Name string `pulumi:"name"`
 	// The node is online.
 	Running bool `pulumi:"running"`
+	// It is the server's own node (its MAIN_NODE), where every install creates the VM before migrating it to `node`. Known once an install on this machine showed it; absent until then (the server's list does not say).
+	ServerNode *bool `pulumi:"serverNode"`
 }
 
 type NodeInfoOutput struct{ *pulumi.OutputState }
@@ -857,6 +859,11 @@ func (o NodeInfoOutput) Name() pulumi.StringOutput {
 // The node is online.
 func (o NodeInfoOutput) Running() pulumi.BoolOutput {
 	return o.ApplyT(func(v NodeInfo) bool { return v.Running }).(pulumi.BoolOutput)
+}
+
+// It is the server's own node (its MAIN_NODE), where every install creates the VM before migrating it to `node`. Known once an install on this machine showed it; absent until then (the server's list does not say).
+func (o NodeInfoOutput) ServerNode() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v NodeInfo) *bool { return v.ServerNode }).(pulumi.BoolPtrOutput)
 }
 
 type NodeInfoArrayOutput struct{ *pulumi.OutputState }

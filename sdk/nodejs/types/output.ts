@@ -105,6 +105,10 @@ export interface NodeInfo {
      * The node is online.
      */
     running: boolean;
+    /**
+     * It is the server's own node (its MAIN_NODE), where every install creates the VM before migrating it to `node`. Known once an install on this machine showed it; absent until then (the server's list does not say).
+     */
+    serverNode?: boolean;
 }
 
 export interface ResolvedConnection {

@@ -384,7 +384,8 @@ class NodeInfo(dict):
                  memory_gb: _builtins.float,
                  memory_used_gb: _builtins.float,
                  name: _builtins.str,
-                 running: _builtins.bool):
+                 running: _builtins.bool,
+                 server_node: Optional[_builtins.bool] = None):
         """
         :param _builtins.int cores: Its CPU cores.
         :param _builtins.float disk_gb: Its disk, GiB.
@@ -393,6 +394,7 @@ class NodeInfo(dict):
         :param _builtins.float memory_used_gb: Memory its VMs use now, GiB.
         :param _builtins.str name: The node's name, as `Vm`'s `node` input takes it.
         :param _builtins.bool running: The node is online.
+        :param _builtins.bool server_node: It is the server's own node (its MAIN_NODE), where every install creates the VM before migrating it to `node`. Known once an install on this machine showed it; absent until then (the server's list does not say).
         """
         pulumi.set(__self__, "cores", cores)
         pulumi.set(__self__, "disk_gb", disk_gb)
@@ -401,6 +403,8 @@ class NodeInfo(dict):
         pulumi.set(__self__, "memory_used_gb", memory_used_gb)
         pulumi.set(__self__, "name", name)
         pulumi.set(__self__, "running", running)
+        if server_node is not None:
+            pulumi.set(__self__, "server_node", server_node)
 
     @_builtins.property
     @pulumi.getter
@@ -457,6 +461,14 @@ class NodeInfo(dict):
         The node is online.
         """
         return pulumi.get(self, "running")
+
+    @_builtins.property
+    @pulumi.getter(name="serverNode")
+    def server_node(self) -> Optional[_builtins.bool]:
+        """
+        It is the server's own node (its MAIN_NODE), where every install creates the VM before migrating it to `node`. Known once an install on this machine showed it; absent until then (the server's list does not say).
+        """
+        return pulumi.get(self, "server_node")
 
 
 @pulumi.output_type
