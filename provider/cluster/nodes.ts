@@ -28,13 +28,10 @@ export const NodeInfoSchema = z
      * the VM before migrating it to `node`. Known once an install on this
      * machine showed it; absent until then (the server's list does not say).
      */
-    serverNode: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          "It is the server's own node (its MAIN_NODE), where every install creates the VM before migrating it to `node`. Known once an install on this machine showed it; absent until then (the server's list does not say).",
-      }),
+    serverNode: z.boolean().optional().meta({
+      description:
+        "It is the server's own node (its MAIN_NODE), where every install creates the VM before migrating it to `node`. Known once an install on this machine showed it; absent until then (the server's list does not say).",
+    }),
   })
   .meta({ title: "NodeInfo" });
 export type NodeInfo = z.infer<typeof NodeInfoSchema>;
