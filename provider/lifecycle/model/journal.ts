@@ -62,8 +62,17 @@ export function defaultJournalDir(env: NodeJS.ProcessEnv): string {
  * thread pool, and an install writes a few times at most.
  */
 export function fileJournal(dir: string): InstallJournal {
-  const file = (identity: string, urn: string): string =>
-    path.join(dir, `${createHash("sha256").update(`${identity}\n${urn}`).digest("hex").slice(0, 32)}.json`);
+  // Each create asks for its file a few times (the check, the create, each write, the removal): hashed once.
+  const files = new Map<string, string>();
+  const file = (identity: string, urn: string): string => {
+    const key = `${identity}\n${urn}`;
+    let f = files.get(key);
+    if (f === undefined) {
+      f = path.join(dir, `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`);
+      files.set(key, f);
+    }
+    return f;
+  };
   /** What this journal last wrote to each file (removed entries are forgotten). */
   const written = new Map<string, string>();
   let pruned = false;
