@@ -1,7 +1,9 @@
 // The VMs of stack config `vms` ({ name: VmArgs }); a VM's password comes
 // from the secret config `password-<name>` when set, else from the file that
 // config `passwordFile-<name>` names (a secret kept outside the stack config). The VMs named in config
-// `grouped` (a list) are children of one component resource, `group`.
+// `grouped` (a list) are children of one component resource, `group`. Config
+// `door: plugin` declares them through the resource plugin (gopveqemu:index:Vm)
+// instead of the dynamic provider, as a program in another language would.
 import * as fs from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
 import { Vm, type VmArgs } from "go-pve-qemu-pulumi";
@@ -9,7 +11,23 @@ import { Vm, type VmArgs } from "go-pve-qemu-pulumi";
 const config = new pulumi.Config();
 const declared = config.requireObject<Record<string, VmArgs>>("vms");
 const grouped = config.getObject<string[]>("grouped") ?? [];
+const door = config.get("door") ?? "dynamic";
 const group = grouped.length > 0 ? new pulumi.ComponentResource("test:index:Group", "group") : undefined;
+
+/** The outputs a plugin Vm has (an output exists only for a key among its properties). */
+const OUTPUTS = ["vmid", "ip", "vmName", "node", "user", "cpu", "memoryMb", "diskGb", "running", "password"];
+
+/** A Vm of the resource plugin, declared by its type token alone (no SDK). */
+class PluginVm extends pulumi.CustomResource {
+  constructor(name: string, args: VmArgs, opts: pulumi.CustomResourceOptions) {
+    const props: pulumi.Inputs = Object.fromEntries(OUTPUTS.map((k) => [k, undefined]));
+    super("gopveqemu:index:Vm", name, { ...props, ...args }, opts);
+  }
+}
+
+function declare(name: string, args: VmArgs, opts: pulumi.CustomResourceOptions): Vm {
+  return door === "plugin" ? (new PluginVm(name, args, opts) as unknown as Vm) : new Vm(name, args, opts);
+}
 
 const out: Record<string, unknown> = {};
 for (const [name, args] of Object.entries(declared)) {
@@ -17,7 +35,7 @@ for (const [name, args] of Object.entries(declared)) {
   const password =
     config.getSecret(`password-${name}`) ?? (file ? pulumi.secret(fs.readFileSync(file, "utf8").trim()) : undefined);
   const parent = grouped.includes(name) ? group : undefined;
-  const vm = new Vm(name, { ...args, ...(password ? { password } : {}) }, { parent });
+  const vm = declare(name, { ...args, ...(password ? { password } : {}) }, { parent });
   out[name] = {
     vmid: vm.vmid,
     ip: vm.ip,
