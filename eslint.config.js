@@ -3,7 +3,18 @@ const js = require("@eslint/js");
 const tseslint = require("typescript-eslint");
 
 module.exports = tseslint.config(
-  { ignores: ["dist/", "node_modules/", "coverage/", ".pulumi-state/", ".sim-state/", "bench/out/", ".e2e-work/"] },
+  {
+    ignores: [
+      "dist/",
+      "node_modules/",
+      "coverage/",
+      ".pulumi-state/",
+      ".sim-state/",
+      "bench/out/",
+      ".e2e-work/",
+      "sdk/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -84,6 +84,7 @@ export class Controls {
     if (s.ipsInUse !== undefined) core.ipsInUse = [...s.ipsInUse];
     if (s.speed !== undefined) core.clock.setSpeed(s.speed);
     if (s.guestShutdownMs !== undefined) core.cfg.durations.shutdownGrace = s.guestShutdownMs;
+    if (s.vmidPick !== undefined) core.cfg.vmidPick = s.vmidPick;
     if (s.measuredRates !== undefined) core.rates = s.measuredRates ? (core.rates ?? core.newRates()) : null;
     if (s.sshKey !== undefined) core.store.sshKey = s.sshKey;
     if (s.imageCache !== undefined) {

@@ -197,6 +197,8 @@ export const SettingsSchema = z.strictObject({
   guestShutdownMs: z.number().nonnegative().optional(),
   /** Turn the measured-rates corruption on or off (seeded from the configured seed). */
   measuredRates: z.boolean().optional(),
+  /** The auto VMID pick from now on (a test lines installs up on one VMID, then lets the server probe). */
+  vmidPick: z.enum(["probe", "lowest"]).optional(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 

@@ -76,6 +76,8 @@ export async function diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dyn
   const d = lifecycle.diff(id, split(olds).props as lifecycle.VmState, fromEngine(n.props) as lifecycle.VmInputs, {
     urn: n.urn,
   });
+  // Said at preview (and again right before the update): the diff itself shows only `~ cpu: 2 => 4`.
+  if (d.downtime !== undefined) await finish(n.urn, Promise.resolve(engineReporter(n.urn).warn(d.downtime)));
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }
 

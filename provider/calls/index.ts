@@ -5,6 +5,6 @@
 // cancellation, partial failures) is one code path for both.
 export { check, create, diff, read, remove, update } from "./engine-calls";
 export type { Bag } from "./engine-bags";
-export { applySettings, configure, configured } from "./provider-setup";
+export { applySettings, configure, configured, serverNodeOf } from "./provider-setup";
 export { claimProcessCancel } from "./cancel";
 export { newIdentity } from "./identity";

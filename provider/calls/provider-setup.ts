@@ -82,6 +82,20 @@ export function journal(): lifecycle.InstallJournal {
   return installJournal;
 }
 
+let knownNodes: lifecycle.ServerNodes | undefined;
+/** Which node each server calls its own, beside the install journal (the data sources read the same files). */
+function serverNodes(): lifecycle.ServerNodes {
+  knownNodes ??= lifecycle.fileServerNodes(lifecycle.defaultJournalDir(process.env));
+  return knownNodes;
+}
+
+/** The node the server at this endpoint calls its own, when an install on this machine showed it. */
+export function serverNodeOf(endpoint: string): Promise<string | undefined> {
+  return serverNodes()
+    .get(endpoint)
+    .catch(() => undefined);
+}
+
 /** The checks that see every resource of the program and ask the server, for the settings they were made with. */
 let serverChecks: { for: ProviderSettings; checks: lifecycle.ServerChecks } | undefined;
 
@@ -116,6 +130,7 @@ export function lifecycleContext(urn: string, identity?: string): lifecycle.Life
     allowHardStop: settings.allowHardStop,
     urn,
     journal: journal(),
+    serverNodes: serverNodes(),
     ...(identity ? { identity } : {}),
     ...(signal ? { signal } : {}),
   };

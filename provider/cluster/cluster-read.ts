@@ -47,8 +47,11 @@ export async function listServer(conn: ResolvedConnection, timeoutMs: number): P
   }
 }
 
-/** The cluster's nodes and VMs, from one list. */
-export async function readCluster(conn: ResolvedConnection, timeoutMs: number): Promise<Cluster> {
+/**
+ * The cluster's nodes and VMs, from one list. `serverNode`: the node the
+ * server calls its own, when this machine learned it (the list never says).
+ */
+export async function readCluster(conn: ResolvedConnection, timeoutMs: number, serverNode?: string): Promise<Cluster> {
   const list = await listServer(conn, timeoutMs);
-  return { endpoint: conn.endpoint, nodes: nodesOf(list.nodes), vms: vmsOf(list.vms) };
+  return { endpoint: conn.endpoint, nodes: nodesOf(list.nodes, serverNode), vms: vmsOf(list.vms) };
 }

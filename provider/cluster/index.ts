@@ -3,5 +3,7 @@
 // and discover both stand on them.
 export { listServer, readCluster } from "./cluster-read";
 export type { Cluster } from "./cluster-read";
+export { NodeInfoSchema } from "./nodes";
 export type { NodeInfo } from "./nodes";
+export { VmInfoSchema } from "./vms";
 export type { VmInfo } from "./vms";

@@ -52,11 +52,8 @@ const snapshots = new Map<string, Promise<Cluster>>();
 
 /** The cluster at this connection, read once per program run; undefined while offline at preview. */
 async function clusterOnce(caller: string, own: Connection | undefined): Promise<Cluster | undefined> {
-  const [{ readCluster }, { resolveConnection }, { readSettings }] = await Promise.all([
-    import("../cluster"),
-    import("../lifecycle"),
-    import("../settings"),
-  ]);
+  const [{ readCluster }, { defaultJournalDir, fileServerNodes, resolveConnection }, { readSettings }] =
+    await Promise.all([import("../cluster"), import("../lifecycle"), import("../settings")]);
   let settings, conn;
   try {
     settings = readSettings((key) => pulumi.runtime.getConfig(key), process.env);
@@ -70,7 +67,12 @@ async function clusterOnce(caller: string, own: Connection | undefined): Promise
   const key = JSON.stringify([conn.endpoint, conn.token ?? "", conn.headers ?? {}, conn.caCert ?? ""]);
   let snapshot = snapshots.get(key);
   if (snapshot === undefined) {
-    snapshot = readCluster(conn, settings.serverChecks.timeoutMs);
+    // What an install on this machine showed of the server's own node (the provider writes it beside its journal).
+    const known = fileServerNodes(defaultJournalDir(process.env))
+      .get(conn.endpoint)
+      .catch(() => undefined);
+    const { timeoutMs } = settings.serverChecks;
+    snapshot = known.then((serverNode) => readCluster(conn, timeoutMs, serverNode));
     snapshots.set(key, snapshot);
   }
   try {

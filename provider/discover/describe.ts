@@ -8,7 +8,10 @@
 //   to the server and, with none on record, not compared: the first `up`
 //   records it as written (a later change replaces the VM).
 // - memory and disk: whole GiB, truncated. The list's figure is written (in
-//   MB for memory); adopt reads the same figure, so it is no change.
+//   MB for memory); adopt reads the same figure, so it is no change. Memory
+//   listed as 0 GiB (512 to 1023 MB) is written as 512, the server's floor
+//   for an install without `ram`: adopt takes a declared size under 1 GiB
+//   as the VM's, since the list cannot tell them apart.
 // - user, password, SSH key, reboot triggers: not known, left out. For an
 //   adopted VM none of them is compared until the program sets one.
 // A VM that no declaration describes as it is (no OS tag, a size outside a
@@ -54,7 +57,7 @@ export async function describeVm(entry: VmEntry, ctx: LifecycleContext): Promise
     vmid,
     node: seen.node,
     cpu: seen.cpu,
-    memoryMb: seen.memoryMb,
+    memoryMb: entry.memory === 0 && seen.memoryMb === 0 ? MIN_MEMORY_MB : seen.memoryMb,
     diskGb: seen.diskGb,
     running: seen.running,
     adopt: true,
@@ -95,11 +98,20 @@ export async function describeVm(entry: VmEntry, ctx: LifecycleContext): Promise
   return { kind: "adopt", vmid, vmName, name, args: args as AdoptArgs, notes };
 }
 
+/** The server's floor for memory, what an install without `ram` gets; below 1 GiB, the list shows 0. */
+const MIN_MEMORY_MB = 512;
+
 /** What the written declaration says more precisely than the server does. */
 function approximations(entry: VmEntry, args: Partial<AdoptArgs>): string[] {
   const out: string[] = [];
   if (args.version !== undefined) out.push(`version ${args.version} assumed (the server keeps no OS release)`);
   out.push(`memory ${entry.memory} GiB and disk ${entry.disk} GiB as the list truncates them to whole GiB`);
+  if (args.memoryMb === MIN_MEMORY_MB && entry.memory === 0) {
+    out.push(
+      "memoryMb: 512 written for memory the list gives as 0 GiB (512 to 1023 MB): the least the server gives, " +
+        "and what an install without `ram` has; adopting takes it as the VM's, with no change",
+    );
+  }
   return out;
 }
 

@@ -18,9 +18,12 @@ export {
   LifecycleError,
   PartialError,
   UNKNOWN,
+  VmInputsSchema,
+  VmStateSchema,
   defaultJournalDir,
   endpointKey,
   fileJournal,
+  fileServerNodes,
   resolveConnection,
 } from "./model";
 export type {
@@ -29,6 +32,7 @@ export type {
   DeclaredInputs,
   InstallJournal,
   ResolvedConnection,
+  ServerNodes,
   VmInputs,
   VmState,
 } from "./model";

@@ -2,7 +2,7 @@
 // cluster as the Node.js data sources (provider/data), answered by the
 // provider process with its own configuration.
 import { readCluster } from "../cluster";
-import { configured } from "../calls";
+import { configured, serverNodeOf } from "../calls";
 import { resolveConnection, type ConnectionInput } from "../lifecycle";
 import { PACKAGE } from "./provider-config";
 import { unwrapSecrets } from "./wire";
@@ -28,7 +28,7 @@ export async function invoke(token: string, inputs: unknown): Promise<{ outputs:
     throw new Error(`${name}: ${(err as Error).message}`, { cause: err });
   }
   try {
-    const cluster = await readCluster(conn, settings.serverChecks.timeoutMs);
+    const cluster = await readCluster(conn, settings.serverChecks.timeoutMs, await serverNodeOf(conn.endpoint));
     return { outputs: { [what]: cluster[what] } };
   } catch (err) {
     throw new Error(`${name}: ${(err as Error).message}`, { cause: err });

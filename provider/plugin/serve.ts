@@ -5,6 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { main, type Provider } from "@pulumi/pulumi/provider";
 import { claimProcessCancel } from "../calls";
+import { packageSchema } from "../package-schema";
 import { answerConfigCalls } from "./config-rpc";
 import { invoke } from "./functions";
 import { PACKAGE } from "./provider-config";
@@ -12,7 +13,7 @@ import { vmMethods } from "./vm-provider";
 
 const VM_TYPE = `${PACKAGE}:index:Vm`;
 
-/** The package's folder: package.json and schema/ beside dist/ (or beside provider/ when run from source). */
+/** The package's folder: package.json beside dist/ (or beside provider/ when run from source). */
 function packageRoot(): string {
   let dir = __dirname;
   while (!fs.existsSync(path.join(dir, "package.json"))) {
@@ -40,7 +41,8 @@ export async function serve(args: string[]): Promise<void> {
   const watch = claimProcessCancel();
   const provider: Provider = {
     version,
-    getSchema: async () => fs.promises.readFile(path.join(root, "schema", "schema.json"), "utf8"),
+    // The schema made from the zod schemas, as schema/schema.json holds it (lint keeps the two equal).
+    getSchema: async () => JSON.stringify(packageSchema(version)),
     check: forVm(vmMethods.check, 0),
     diff: forVm(vmMethods.diff, 1),
     create: forVm(vmMethods.create, 0),

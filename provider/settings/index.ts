@@ -3,3 +3,4 @@
 // when first called (it brings zod).
 export { DYNAMIC_NS, readSettings } from "./settings";
 export type { ProviderSettings } from "./settings";
+export { ConfigSchema, ProviderInputsSchema } from "./config-schema";

@@ -3,12 +3,11 @@
 // in `configure`, numbers as strings, so they are coerced and checked here,
 // once, with a message that names the key, before any operation relies on
 // them.
-import { z } from "zod";
 import type { ConnectionDefaults, Timing } from "../lifecycle";
+import { Millis } from "./config-schema";
 
 /** The dynamic provider's config namespace; the resource plugin reads the same keys under its package name. */
 export const DYNAMIC_NS = "goPveQemu";
-const Millis = z.coerce.number().int().positive();
 /** A preview waits at most this long for the server before it warns and goes on. */
 const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
 

@@ -107,6 +107,21 @@ describe("readCluster against the simulator", () => {
     }
   });
 
+  test("the server's own node, once known, is marked on every node; absent while unknown", async () => {
+    const sim = await startSimulator({ nodes: ["pve1", "pve2"], mainNode: "pve2" });
+    try {
+      const unknown = await readCluster({ endpoint: sim.url }, 5000);
+      expect(unknown.nodes.map((n) => "serverNode" in n)).toEqual([false, false]);
+      const known = await readCluster({ endpoint: sim.url }, 5000, "pve2");
+      expect(known.nodes.map((n) => [n.name, n.serverNode])).toEqual([
+        ["pve1", false],
+        ["pve2", true],
+      ]);
+    } finally {
+      await sim.close();
+    }
+  });
+
   test("a server that cannot be reached: the sentence of the Vm checks, with the lifecycle's code", async () => {
     const endpoint = `http://127.0.0.1:${await freePort()}`;
     await expect(readCluster({ endpoint }, 2000)).rejects.toMatchObject({

@@ -70,7 +70,7 @@ afterAll(() => sim.close());
 const byVmid = (list: { vmid: number }[]) => list.map((v) => v.vmid);
 
 test("declares the VMs as adopt will read them: os, sizes, node and power as listed, the newest version", () => {
-  expect(byVmid(found.adopted)).toEqual([120, 121, 122, 123, 142, 144]);
+  expect(byVmid(found.adopted)).toEqual([120, 121, 122, 123, 141, 142, 144]);
   const [web, legacy, unnamed, old] = found.adopted;
   expect(web).toMatchObject({
     resourceName: "web",
@@ -115,6 +115,27 @@ test("declares the VMs as adopt will read them: os, sizes, node and power as lis
   );
 });
 
+test("memory the list gives as 0 GiB (768 MB) is declared as memoryMb: 512, and the program says so", () => {
+  const tiny = found.adopted.find((v) => v.vmid === 141)!;
+  expect(tiny).toMatchObject({ resourceName: "tiny", args: { name: "tiny", memoryMb: 512, adopt: true } });
+  const note =
+    "memoryMb: 512 written for memory the list gives as 0 GiB (512 to 1023 MB): the least the server gives, " +
+    "and what an install without `ram` has; adopting takes it as the VM's, with no change";
+  expect(tiny.notes).toContain(note);
+  const block = found.program.split("\n");
+  const at = block.findIndex((l) => l === '  tiny: new Vm("tiny", {');
+  expect(at).toBeGreaterThan(0);
+  // the comment above the declaration, and the figure in it
+  expect(
+    block
+      .slice(0, at)
+      .reverse()
+      .find((l) => !l.startsWith("  //   - ")),
+  ).toBe("  // tiny-141 (141)");
+  expect(block.slice(at - 4, at)).toContain(`  //   - ${note}`);
+  expect(block.slice(at, at + 12)).toContain("    memoryMb: 512,");
+});
+
 test("leaves out what the stacks hold, what the server protects, and what no declaration describes as it is, saying why", () => {
   expect(found.held.map((v) => [v.vmid, v.reasons[0]])).toEqual([
     [130, expect.stringMatching(/^held by stack shop\/prod as "db" \(its export keeps the server secret/)],
@@ -124,9 +145,8 @@ test("leaves out what the stacks hold, what the server protects, and what no dec
     { vmid: 190, vmName: "locked-190", reasons: [expect.stringMatching(/\.go_qemu_disabled/)] },
   ]);
   const why = Object.fromEntries(found.undeclared.map((v) => [v.vmid, v.reasons.join(" | ")]));
-  expect(Object.keys(why).map(Number)).toEqual([140, 141, 143, 300]);
+  expect(Object.keys(why).map(Number)).toEqual([140, 143, 300]);
   expect(why[140]).toMatch(/^os: the list gives "", not one of debian, ubuntu, rockylinux/);
-  expect(why[141]).toMatch(/^memoryMb: 0 is out of range; allowed 512\.\.32768 \(the list gives 0 GiB/);
   expect(why[143]).toMatch(/carries a Pulumi resource's hash/);
   expect(why[300]).toMatch(/^vmid: 300 is out of range; allowed 100\.\.254/);
 });
@@ -139,7 +159,7 @@ test("writes nothing to the server and asks for the list once", () => {
 test("the report names every VM and the counts; the program is valid TypeScript, the same on every run", async () => {
   expect(found.report[0]).toBe(`the go-pve-qemu server at ${sim.url} lists 13 VMs`);
   expect(found.report).toContain(
-    "6 to adopt, 2 held by the stacks given, 1 protected by .go_qemu_disabled, 4 not declared",
+    "7 to adopt, 2 held by the stacks given, 1 protected by .go_qemu_disabled, 3 not declared",
   );
   expect(found.report.filter((l) => /^ {2}(adopt|held|disabled|not declared) /.test(l))).toHaveLength(13);
 
@@ -149,8 +169,8 @@ test("the report names every VM and the counts; the program is valid TypeScript,
   });
   expect(parsed.diagnostics).toEqual([]);
   expect(found.program).toContain('import { Vm } from "go-pve-qemu-pulumi";');
-  expect(found.program.match(/^ {2}[\w"-]+: new Vm\(/gm)).toHaveLength(6);
-  expect(found.program.match(/^ {2}\/\/ [\w"-]+: new Vm\(/gm)).toHaveLength(4); // the undeclared, commented out
+  expect(found.program.match(/^ {2}[\w"-]+: new Vm\(/gm)).toHaveLength(7);
+  expect(found.program.match(/^ {2}\/\/ [\w"-]+: new Vm\(/gm)).toHaveLength(3); // the undeclared, commented out
   expect(found.program).toMatch(/\/\/ - locked-190 \(190\): the server's \.go_qemu_disabled file protects it/);
 
   const again = await discover({ connection: { endpoint: sim.url }, excludeStackExports: [] });

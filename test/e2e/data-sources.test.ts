@@ -12,8 +12,8 @@ import { freePort } from "../../scripts/ports";
 jest.setTimeout(300_000);
 
 const PROGRAM = path.join(__dirname, "programs", "cluster");
-// Free memory: pve1 32 GiB, pve2 40 (64 less a VM using 24), pve3 64. pve1 is
-// the server's own node, which an install cannot name; the emptiest is pve3.
+// Free memory: pve1 32 GiB, pve2 40 (64 less a VM using 24), pve3 64. The
+// emptiest is pve3.
 const NODES = [
   { name: "pve1", maxCpu: 16, maxMemoryMb: 32_768 },
   { name: "pve2", maxCpu: 32, maxMemoryMb: 65_536 },

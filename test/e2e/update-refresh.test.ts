@@ -1,5 +1,5 @@
-// Changes through the real engine: resizes preview as updates and apply in
-// the server's order; an os change previews as a replace; refresh sees drift
+// Changes through the real engine: resizes preview as updates, say the
+// shutdown they need, and apply in the server's order; an os change previews as a replace; refresh sees drift
 // and deletion. Each case starts from its own freshly made VM.
 import { BOTH_DOORS, newFleet, type Fleet } from "./harness";
 
@@ -21,6 +21,10 @@ describe.each(BOTH_DOORS)("the %s door", (door) => {
     await fleet.setVms({ app: resized });
     const preview = await fleet.preview();
     expect(preview.changeSummary).toEqual({ same: fleet.others, update: 1 });
+    expect(fleet.diagnosticsFor("app", "warning")).toEqual([
+      "VM app-130 (130) will be shut down for: cpu 2 -> 4, memory 2048 -> 4096 MB, disk 20 -> 30 GiB " +
+        "(shutdown, set cpu, set memory, grow disk, start); it is down meanwhile",
+    ]);
 
     const result = await fleet.up();
     expect(result.summary.resourceChanges).toEqual({ same: fleet.others, update: 1 });
@@ -37,6 +41,21 @@ describe.each(BOTH_DOORS)("the %s door", (door) => {
     );
     expect(order.every((i) => i >= 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+
+  test("preview of a cpu change on a running VM names the shutdown, and shuts nothing down", async () => {
+    await fleet.setVms({ app: { ...base, cpu: 4 } });
+    const preview = await fleet.preview();
+    expect(preview.changeSummary).toEqual({ same: fleet.others, update: 1 });
+    const said = "VM app-130 (130) will be shut down for: cpu 2 -> 4 (shutdown, set cpu, start); it is down meanwhile";
+    expect(fleet.diagnosticsFor("app", "warning")).toContain(said);
+    // What `pulumi preview` prints (its --diff display leaves diagnostics out): under the VM, and in Diagnostics.
+    const plain: string[] = [];
+    await fleet.stack.preview({ onOutput: (x: string) => plain.push(x) });
+    expect(plain.join("")).toMatch(/Vm app update \[diff: ~cpu\]; warning: VM app-130 \(130\) will be shut down for/);
+    expect(plain.join("").split("Diagnostics:")[1]).toContain(`warning: ${said}`);
+    expect(fleet.sim.vm(130)).toMatchObject({ cpu: 2, running: true });
+    expect(fleet.sim.stats().requests.shutdown ?? 0).toBe(0);
   });
 
   test("an os change previews as a replace and touches nothing", async () => {

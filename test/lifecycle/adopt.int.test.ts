@@ -53,6 +53,33 @@ test("a running VM adopted with rebootTriggers is not rebooted: there are no ear
   expect(diff(id, state, { ...inputs, rebootTriggers: ["v2"] }).update).toEqual(["rebootTriggers"]);
 });
 
+test("a VM under 1 GiB (listed as 0 GiB) adopted as memoryMb: 512, as discover writes it: no change, no shutdown", async () => {
+  h.sim.addVm({ vmid: 175, name: "tiny-175", requestedName: "tiny", os: "debian", memoryMb: 768, running: true });
+  const before = { ...h.sim.stats().requests };
+  const inputs = h.inputs({ os: "debian", version: "13", name: "tiny", vmid: 175, memoryMb: 512, adopt: true });
+  const { id, state } = await create(inputs, h.ctx());
+  expect(state).toMatchObject({ vmid: 175, memoryMb: 512, running: true });
+  const after = h.sim.stats().requests;
+  for (const op of ["shutdown", "stop", "setMemory", "start"] as const)
+    expect([op, after[op] ?? 0]).toEqual([op, before[op] ?? 0]);
+  expect(h.sim.vm(175)).toMatchObject({ memoryMb: 768, running: true });
+  expect(diff(id, state, inputs).changes).toBe(false);
+  // a size of 1 GiB or more is no figure of an under-1-GiB VM: it is set
+  h.sim.addVm({ vmid: 176, name: "tiny-176", requestedName: "tiny", os: "debian", memoryMb: 768, running: false });
+  const bigger = h.inputs({
+    os: "debian",
+    version: "13",
+    name: "tiny",
+    vmid: 176,
+    memoryMb: 2048,
+    running: false,
+    adopt: true,
+  });
+  const grown = await create(bigger, h.ctx());
+  expect(grown.state.memoryMb).toBe(2048);
+  expect(h.sim.vm(176)?.memoryMb).toBe(2048);
+});
+
 test("refuses a VM that does not exist, whose OS differs, or whose name differs", async () => {
   await expect(create(h.inputs({ vmid: 170, adopt: true }), h.ctx())).rejects.toThrow(
     new LifecycleError(`adopt: there is no VM 170 on ${h.endpoint}; remove adopt to install one`),

@@ -1,6 +1,10 @@
 // The auto-assigned VMID race: the simulator reproduces it (two installs in
 // the gap between the server's pick and `creating VM` get the same VMID).
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { create } from "../../provider/lifecycle";
+import { fileJournal } from "../../provider/lifecycle/model/journal";
 import { LifecycleError } from "../../provider/lifecycle/model/lifecycle-error";
 import type { VmState } from "../../provider/lifecycle";
 import { messages, startHarness } from "./harness";
@@ -94,6 +98,36 @@ describe("VMID race", () => {
       expect(h.orphans([state, { vmid: 100 } as VmState])).toEqual([]);
     } finally {
       await h.close();
+    }
+  });
+
+  test("a retry after the race starts clean: its first attempt's journal entry is no interrupted create", async () => {
+    // As a deployment runs it: a stack identity, a URN and this machine's journal. The first attempt wrote
+    // its VMID (100) to the journal before losing it; the retry must not read that as an install that may
+    // still be under way, follow the other client's VM and fail.
+    const h = await startHarness({ vmidPick: "lowest" });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-race-journal-"));
+    try {
+      h.sim.addFault({ kind: "delay", op: "install", step: "creating VM", name: "mine", ms: 2_000_000, times: 1 });
+      const urn = "urn:pulumi:dev::fleet::pulumi-nodejs:dynamic/goPveQemu:Vm::mine";
+      const ctx = h.ctx({ urn, identity: "c0ffee00c0ffee00c0ffee00c0ffee00", journal: fileJournal(dir) });
+      const ours = create(h.inputs({ name: "mine" }), ctx);
+      while (!messages(ctx.lines).some((m) => m.includes("auto-assigned VMID: 100")))
+        await new Promise((r) => setTimeout(r, 2));
+      await h.rawClient().install({ os: "ubuntu", version: "24.04", name: "theirs", passwd: "pw-123456" });
+      const { state } = await ours;
+      await h.sim.idle();
+      expect(state).toMatchObject({ vmid: 101, vmName: "mine-101", running: true, installComplete: true });
+      expect(h.sim.vm(100)?.name).toBe("theirs-100");
+      const warns = messages(ctx.lines, "warn");
+      expect(warns.some((m) => m.includes("retrying the install once"))).toBe(true);
+      expect(warns.filter((m) => /interrupted create/.test(m))).toEqual([]);
+      expect(h.sim.stats().installsStarted).toBe(3); // ours twice, theirs once: the retry installed
+      expect(h.orphans([state, { vmid: 100 } as VmState])).toEqual([]);
+      expect(fs.readdirSync(dir).filter((f) => f.endsWith(".json"))).toEqual([]); // handed back: no entry left
+    } finally {
+      await h.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -23,6 +23,9 @@ test("one row per input, in schema order, with the limits from LIMITS", () => {
   expect(row("name")).toContain(`at most ${LIMITS.nameMax}`);
   expect(row("rebootTriggers")).toContain("string[]");
   expect(row("password")).toContain("secret string");
+  // Both secret marks come from the inputs' zod metadata.
+  expect(row("connection")).toContain("secret object");
+  expect(row("cpu")).not.toContain("secret");
 });
 
 describe("the check (compiled script, as lint runs it)", () => {

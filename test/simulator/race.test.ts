@@ -140,6 +140,22 @@ describe("auto-assigned VMIDs, lowest free (vmidPick: lowest)", () => {
     expect(sim.stats().vmidCollisions).toBe(0);
   });
 
+  test("the pick can change while the server runs: lowest from now on, then the probe again", async () => {
+    // With VMs at 100, 101 and 103, the lowest free VMID is 102; this seed's probe picks another.
+    const vms = [{ vmid: 100 }, { vmid: 101 }, { vmid: 103 }];
+    const sim = await start({ seed: 2, sshKey: true, imageCache: ["ubuntu/24.04"], vms });
+    const install = async (name: string): Promise<number> =>
+      assigned((await request(sim.url, "POST", "/api/vm/install", { body: { ...UBUNTU, name } })).body);
+    const probed = await install("p");
+    expect(probed).not.toBe(102);
+    sim.settings({ vmidPick: "lowest" });
+    expect(await install("l")).toBe(102);
+    expect(await install("m")).toBe(104);
+    sim.settings({ vmidPick: "probe" });
+    expect(await install("q")).not.toBe(105);
+    expect(() => sim.settings({ vmidPick: "highest" } as never)).toThrow(/vmidPick/);
+  });
+
   test("two first installs on a fresh server: the second cannot create the key the first just made", async () => {
     const sim = await start({ imageCache: ["ubuntu/24.04"], durations: { sshKeyCreate: 200_000 } });
     const first = open(sim.url, "POST", "/api/vm/install", { body: { ...UBUNTU, id: 110 } });

@@ -5,7 +5,7 @@
 import type { GoPveQemuApi, OpenBounds } from "../../client";
 import { DEFAULT_OPEN_BOUNDS } from "../../client";
 import { CODES, LifecycleError } from "../model";
-import type { ConnectionDefaults, ResolvedConnection, InstallJournal } from "../model";
+import type { ConnectionDefaults, ResolvedConnection, InstallJournal, ServerNodes } from "../model";
 
 export type { ResolvedConnection } from "../model";
 
@@ -95,6 +95,8 @@ export interface LifecycleContext {
   identity?: string;
   /** This machine's install journal; none when omitted. */
   journal?: InstallJournal;
+  /** Which node each server calls its own, as this machine learned it; nothing is learned when omitted. */
+  serverNodes?: ServerNodes;
   /** Time as the lifecycle sees it (deadlines, pauses between polls); the real clock when omitted. Tests inject a fake one. */
   clock?: Clock;
   /**

@@ -15,6 +15,18 @@ import type { CreateResult } from "../install";
 import { read } from "../read";
 import { update } from "../update";
 
+/**
+ * A VM with less than 1 GiB lists its memory as 0 GiB, which no Vm declares
+ * (512..32768 MB), and the list cannot tell 512 MB from 1023: a declared
+ * size under 1 GiB is taken as the VM's (as a refresh keeps a known size that
+ * truncates to the listed GiB), not set, which would shut it down at its
+ * first `up`. discover writes 512, what the server gives a VM installed
+ * without `ram`. Any other declared size is compared with the listed figure.
+ */
+function underOneGiB(listedMb: number | undefined, declaredMb: number | undefined): number | undefined {
+  return listedMb === 0 && declaredMb !== undefined && declaredMb < 1024 ? declaredMb : listedMb;
+}
+
 export async function adopt(inputs: VmInputs, ctx: LifecycleContext): Promise<CreateResult> {
   const vmid = inputs.vmid;
   if (vmid === undefined) {
@@ -43,7 +55,12 @@ export async function adopt(inputs: VmInputs, ctx: LifecycleContext): Promise<Cr
   }
   ctx.reporter.info(`adopting VM ${label} on ${conn.endpoint} instead of installing one`);
   // The server keeps no reboot triggers: the declared ones are this VM's first, not a change that reboots it.
-  const adopted = { ...found.state, inputs: { ...found.state.inputs, rebootTriggers: inputs.rebootTriggers } };
+  const memoryMb = underOneGiB(found.state.memoryMb, inputs.memoryMb);
+  const adopted = {
+    ...found.state,
+    memoryMb,
+    inputs: { ...found.state.inputs, memoryMb, rebootTriggers: inputs.rebootTriggers },
+  };
   const state = await update(String(vmid), adopted, inputs, ctx);
   return { id: String(vmid), state };
 }

@@ -19,7 +19,8 @@
 // that loses the VMID race to ANOTHER client (fails at `VM creation > creating
 // VM` while a VM with its VMID exists), and concurrent first installs on a
 // fresh server racing to create its SSH key pair. Races within this process
-// cannot happen (acquireInstallSlot).
+// cannot happen (acquireInstallSlot). A retry is no recovery: it starts clean,
+// without the journal entry of the first attempt, which made nothing.
 import { randomBytes } from "node:crypto";
 import type { VmEntry } from "../../client";
 import {
@@ -57,21 +58,30 @@ export type { CreateResult } from "../install";
 
 export async function create(inputs: VmInputs, ctx: LifecycleContext): Promise<CreateResult> {
   if (inputs.adopt === true) return adopt(inputs, ctx);
-  const base = jobOf(inputs, ctx);
+  let base = jobOf(inputs, ctx);
   try {
     for (let attempt = 1; ; attempt++) {
       const outcome = await attemptInstall(base, attempt);
       if (outcome.kind === "done") return outcome.result;
-      // The decision table allows one retry only: a second one comes back as a failure.
+      // The decision table allows one retry only: a second one comes back as a failure. A refusal
+      // that showed the server's own node cannot come twice: the retry no longer names it.
+      if (outcome.serverNode !== undefined) base = { ...base, serverNode: outcome.serverNode };
       ctx.reporter.warn(`${outcome.reason}; retrying the install once`);
+      // A retry follows a first attempt that made nothing: its entry (the VMID it lost) is no evidence of anything,
+      // and a deployment killed before the retry writes its own must not find it either.
+      await forgetAttempt(base);
     }
   } finally {
     // The outcome is handed back now, and the entry is no longer needed; a cancelled create keeps
     // it: the server carries on, and the next create of this resource finds it.
-    if (!ctx.signal?.aborted && base.identity !== undefined && ctx.urn !== undefined) {
-      await ctx.journal?.remove(base.identity, ctx.urn).catch(() => undefined);
-    }
+    if (!ctx.signal?.aborted) await forgetAttempt(base);
   }
+}
+
+/** This resource's journal entry removed. */
+async function forgetAttempt({ identity, ctx }: InstallJob): Promise<void> {
+  if (identity !== undefined && ctx.urn !== undefined)
+    await ctx.journal?.remove(identity, ctx.urn).catch(() => undefined);
 }
 
 function jobOf(inputs: VmInputs, ctx: LifecycleContext): InstallJob {
@@ -118,8 +128,11 @@ async function attemptInstall(base: InstallJob, attempt: number): Promise<Attemp
   const ticket = await acquireInstallSlot(base.key, inputs.vmid, ctx.signal);
   try {
     const vms = await listBefore(base);
+    // The journal tells of an earlier create of this resource; on a retry, it could only tell of this one's first attempt.
     const journal =
-      base.identity && ctx.urn ? await ctx.journal?.get(base.identity, ctx.urn).catch(() => undefined) : undefined;
+      attempt === 1 && base.identity && ctx.urn
+        ? await ctx.journal?.get(base.identity, ctx.urn).catch(() => undefined)
+        : undefined;
     const found = beforeInstall(vms, claimOf(base, journal));
     if (found.kind === "refuse") throw new LifecycleError(found.why, { code: CODES.vmidTaken });
     const before = new Set(vms.map((vm) => vm.vmid));
@@ -135,7 +148,8 @@ async function attemptInstall(base: InstallJob, attempt: number): Promise<Attemp
       ticket.created();
       return { kind: "done", result: await awaitPending(base, found.journal, before, ticket) };
     }
-    return await install(attemptOf(base), attempt, before, ticket);
+    const serverNode = base.serverNode ?? (await knownServerNode(base));
+    return await install(attemptOf({ ...base, serverNode }), attempt, before, ticket);
   } finally {
     ticket.finish();
   }
@@ -164,8 +178,34 @@ async function install(
     ctx.reporter.debug(`install recovered: ${w.step}: ${job.redact(w.message)}`);
   }
   const result = await confirm(job, run.success.facts);
+  await learnServerNode(job, result.state.node);
   if (job.marked) await sweepLeftovers(job, result.state.vmid);
   return { kind: "done", result };
+}
+
+/** The server's own node as this machine learned it; an unreadable record is no knowledge. */
+async function knownServerNode(job: InstallJob): Promise<string | undefined> {
+  return job.ctx.serverNodes?.get(job.conn.endpoint).catch(() => undefined);
+}
+
+/**
+ * An install sent without `node` puts the VM on the server's own node: what the
+ * list shows right after it completed is that node. One placed there by a record
+ * that no longer holds (the server was reconfigured) is said, and migrates at the next `up`.
+ */
+async function learnServerNode(job: InstallJob, listed: string | undefined): Promise<void> {
+  if (job.request.node !== undefined || listed === undefined) return;
+  const { ctx, inputs } = job;
+  // Written again each time: the record is dropped with the journal's entries a week after its last write.
+  await ctx.serverNodes
+    ?.learn(job.conn.endpoint, listed, "an install without node completed there")
+    .catch((err: unknown) => ctx.reporter.debug(`the server's node could not be written down: ${String(err)}`));
+  if (inputs.node !== undefined && inputs.node !== listed) {
+    ctx.reporter.warn(
+      `node ${inputs.node} was taken for the server's own node, but the install put the VM on ${listed}, ` +
+        `which is the server's now: the next \`up\` migrates it to ${inputs.node}`,
+    );
+  }
 }
 
 /** The VMs that exist before the install. */

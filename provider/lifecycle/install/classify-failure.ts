@@ -22,6 +22,8 @@ export interface Progress {
   facts: InstallFacts;
   step: string;
   phase: Phase;
+  /** the migration the install named was refused: its `node` is the server's own */
+  localNodeRefused?: boolean;
 }
 
 /** How the install call failed, in the decision table's terms (pure but for the one list on a broken connection). */

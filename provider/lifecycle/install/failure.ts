@@ -15,11 +15,16 @@ import { follow } from "./follow";
 import { lookAt } from "../observe";
 import type { Sight } from "../observe";
 import { failWithVm } from "./record";
+import { sendsNode } from "./install-run";
+import { localNodeRefused } from "./local-node";
 import type { CreateResult, InstallJob, Sighting } from "./record";
 import type { InstallTicket } from "./vmid-lock";
 
 /** A retry is safe only when nothing of the install was created; `advice` is for when the retry fails too. */
-export type Attempt = { kind: "done"; result: CreateResult } | { kind: "retry"; reason: string; advice: string };
+export type Attempt =
+  | { kind: "done"; result: CreateResult }
+  /** `serverNode`: the retry installs there without naming it */
+  | { kind: "retry"; reason: string; advice: string; serverNode?: string };
 
 export async function handleInstallFailure(
   job: InstallJob,
@@ -35,6 +40,10 @@ export async function handleInstallFailure(
     ...(err instanceof OperationFailedError && err.facts ? dropUndefined(err.facts) : {}),
   };
   const vmid = facts.vmid ?? inputs.vmid;
+  if (progress.localNodeRefused) {
+    const again = await localNodeRefused(job, vmid, before);
+    if (again !== undefined) return again;
+  }
   const failure = await classify(job, err, progress, before);
   const looked = failure.kind === "ended" && vmid !== undefined ? await look(job, vmid) : undefined;
   const seen = looked?.look;
@@ -92,7 +101,7 @@ async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Prom
           ? timelineOf(
               { step: k.progress.step, phase: k.progress.phase, lostAt: clockOf(job.ctx).now() },
               openBoundsOf(job.ctx),
-              job.inputs.node !== undefined,
+              sendsNode(job),
             )
           : undefined;
       const label = vmLabel(k.vmid!, k.facts.realName);

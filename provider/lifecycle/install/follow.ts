@@ -32,6 +32,7 @@ import type { Observation } from "../observe";
 import type { InstallTicket } from "./vmid-lock";
 import { vmidsInFlight } from "./vmid-lock";
 import { claimOf, ownVms } from "./identity";
+import { sendsNode } from "./install-run";
 
 /** Where the stream left the install. */
 export interface LostAt {
@@ -57,7 +58,7 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
   const { ctx } = job;
   const clock = clockOf(ctx);
   const open = openBoundsOf(ctx);
-  const withNode = job.inputs.node !== undefined;
+  const withNode = sendsNode(job);
   const fromNow = timelineOf({ step: at.step, phase: at.phase, lostAt: clock.now() }, open, withNode);
   const started = at.began === undefined ? fromNow : sinceStart(fromNow, at.began, open, withNode);
   const t = at.reached === undefined ? started : sincePhase(started, at.reached, open, withNode);
@@ -101,11 +102,7 @@ class Watch implements Followed {
     t: LostInstall,
   ) {
     this.id = at.facts.vmid ?? job.inputs.vmid;
-    this.rounds = new InstallWatch(
-      { client: job.client, ctx: job.ctx, withNode: job.inputs.node !== undefined },
-      t,
-      false,
-    );
+    this.rounds = new InstallWatch({ client: job.client, ctx: job.ctx, withNode: sendsNode(job) }, t, false);
   }
 
   get mem(): FollowMemory {

@@ -47,6 +47,8 @@ export interface InstallJob {
   identity?: string;
   /** when this attempt's install began (ms, the lifecycle's clock) */
   startedAt: number;
+  /** the server's own node, when known: an install there names no node (sendsNode) */
+  serverNode?: string;
 }
 
 /**

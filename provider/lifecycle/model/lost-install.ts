@@ -7,21 +7,16 @@ import { PHASES } from "../../client";
 
 /** Kept in state for an unconfirmed install; clock times in ms. */
 export const LostInstallSchema = z.object({
-  /** the last step the stream showed ("" before the first) */
-  step: z.string(),
-  phase: z.enum(PHASES),
-  /** when the stream was lost */
-  lostAt: z.number(),
-  /** after this the server can no longer create the VM */
-  createBy: z.number(),
-  /** after this the install will not start a stopped VM any more */
-  startBy: z.number(),
-  /** after this the server can no longer remove the VM (its clean-up steps are over) */
-  undoBy: z.number(),
-  /** after this every question is answered */
-  settleBy: z.number(),
-  /** the VM was seen on the server since */
-  seen: z.boolean(),
+  step: z.string().meta({ description: 'the last step the stream showed ("" before the first)' }),
+  phase: z.enum(PHASES).meta({ title: "InstallPhase" }),
+  lostAt: z.number().meta({ description: "when the stream was lost" }),
+  createBy: z.number().meta({ description: "after this the server can no longer create the VM" }),
+  startBy: z.number().meta({ description: "after this the install will not start a stopped VM any more" }),
+  undoBy: z
+    .number()
+    .meta({ description: "after this the server can no longer remove the VM (its clean-up steps are over)" }),
+  settleBy: z.number().meta({ description: "after this every question is answered" }),
+  seen: z.boolean().meta({ description: "the VM was seen on the server since" }),
 });
 export type LostInstall = z.infer<typeof LostInstallSchema>;
 

@@ -58,6 +58,7 @@ import {
   triggersChanged,
 } from "../model";
 import type { ConnectionInput, VmInputs, VmState } from "../model";
+import { downtimeOf } from "./downtime";
 
 export interface DiffResult {
   changes: boolean;
@@ -66,6 +67,8 @@ export interface DiffResult {
   deleteBeforeReplace: boolean;
   /** input names updated in place */
   update: string[];
+  /** the update shuts the running VM down: the sentence preview says (downtimeOf) */
+  downtime?: string;
 }
 
 export function diff(id: string, olds: VmState, news: VmInputs, options: { urn?: string } = {}): DiffResult {
@@ -77,11 +80,14 @@ export function diff(id: string, olds: VmState, news: VmInputs, options: { urn?:
   else if (install === "failed" && news.keepIncompleteInstall !== true) replaces.push("installComplete");
   if (news.adopt === true && replaces.length > 0) throw adoptedReplace(replaces);
   const pinsSameVmid = news.vmid !== undefined && (isUnknown(news.vmid) || news.vmid === old.vmid);
+  // A replace makes a new VM; only an update in place shuts this one down for a while.
+  const downtime = replaces.length === 0 && update.length > 0 ? downtimeOf(old, news) : undefined;
   return {
     changes: replaces.length > 0 || update.length > 0,
     replaces,
     deleteBeforeReplace: replaces.length > 0 && (pinsSameVmid || namedForThisResource(news.name, options.urn)),
     update,
+    ...(downtime !== undefined ? { downtime } : {}),
   };
 }
 
