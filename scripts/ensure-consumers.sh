@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Makes the toolchains of the non-Node.js consumers (test/consumers/) available
+# and prints where each one is.
+#
+#   bash scripts/ensure-consumers.sh yaml     the folder holding pulumi-language-yaml
+#   bash scripts/ensure-consumers.sh python   a Python interpreter whose venv has the pulumi SDK
+#   bash scripts/ensure-consumers.sh go       the built Go consumer (test/consumers/go)
+#
+# Progress goes to stderr, the path to stdout. Each piece is built once into a
+# cache outside the work tree (GO_PVE_QEMU_ENGINE_CACHE, default
+# ~/.cache/go-pve-qemu-pulumi, beside the engine), keyed by its pinned version
+# and the sources it is built from, one build at a time; a second run answers
+# at once. Versions are pinned in test/consumers/versions.env.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=../test/consumers/versions.env
+source "$root/test/consumers/versions.env"
+cache=${GO_PVE_QEMU_ENGINE_CACHE:-${HOME:-/tmp}/.cache/go-pve-qemu-pulumi}
+part=${1:-}
+say() { echo "consumers ($part): $*" >&2; }
+
+# Runs "$@" with progress every 30 s; on failure shows the end of its log.
+build_step() {
+  local what=$1 log=$2
+  shift 2
+  local start=$SECONDS ticks=0
+  "$@" >>"$log" 2>&1 &
+  local job=$!
+  while kill -0 "$job" 2>/dev/null; do
+    sleep 2
+    ticks=$((ticks + 1))
+    if [ $((ticks % 15)) -eq 0 ] && kill -0 "$job" 2>/dev/null; then say "  still $what ($((SECONDS - start))s)"; fi
+  done
+  if ! wait "$job"; then
+    say "$what failed; the last lines of its log:"
+    tail -n 30 "$log" >&2
+    return 1
+  fi
+}
+
+# One build at a time per piece: a second caller waits, then finds the cache.
+lock() {
+  mkdir -p "$cache"
+  if command -v flock >/dev/null; then
+    exec 9>"$cache/.consumers-$part.lock"
+    flock 9
+  fi
+}
+
+key_of() { cat "$@" | sha256sum | cut -c1-12; }
+
+ensure_yaml() {
+  # The YAML language host as its own module publishes it: its go.mod pins an
+  # older Pulumi SDK than the engine's, and it does not compile against the
+  # engine's (plugin.NewContextWithRoot changed), so it is not built in
+  # engine/cli's module. The language host protocol is stable across the two.
+  local dir="$cache/pulumi-language-yaml-$PULUMI_YAML_VERSION-$(key_of "$root/test/consumers/versions.env")/bin"
+  local exe="$dir/pulumi-language-yaml"
+  if [ -x "$exe" ]; then
+    say "cached pulumi-language-yaml $PULUMI_YAML_VERSION at $dir"
+    echo "$dir"
+    return
+  fi
+  lock
+  if [ ! -x "$exe" ]; then
+    command -v go >/dev/null || { say "no Go toolchain to build pulumi-language-yaml"; exit 1; }
+    local tmp="$dir.partial.$$" start=$SECONDS
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    trap 'rm -rf "$tmp"' EXIT
+    say "building pulumi-language-yaml $PULUMI_YAML_VERSION from the Go module proxy (first time only, about 2 minutes)"
+    GOBIN="$tmp" GOFLAGS=-mod=mod GOTOOLCHAIN=local build_step "building pulumi-language-yaml" "$tmp/build.log" \
+      go install -trimpath -ldflags "-s -w" "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@$PULUMI_YAML_VERSION"
+    rm -f "$tmp/build.log"
+    rm -rf "$dir" && mv "$tmp" "$dir"
+    trap - EXIT
+    say "built pulumi-language-yaml in $((SECONDS - start))s"
+  fi
+  echo "$dir"
+}
+
+ensure_python() {
+  # A venv with the Python SDK from PyPI. The generated SDK (sdk/python) is not
+  # installed into it: the cache is shared by every checkout, so each run puts
+  # its own sdk/python on PYTHONPATH instead.
+  command -v python3 >/dev/null || { say "no python3 to make a venv with"; exit 1; }
+  local interp
+  interp=$(python3 -c 'import sys; print(sys.version.split()[0], sys.executable)')
+  local dir
+  dir="$cache/python-pulumi-$PULUMI_PYTHON_VERSION-$( (echo "$interp" && cat "$root/test/consumers/versions.env") | sha256sum | cut -c1-12)"
+  if [ -x "$dir/bin/python" ]; then
+    say "cached venv with pulumi $PULUMI_PYTHON_VERSION at $dir"
+    echo "$dir/bin/python"
+    return
+  fi
+  lock
+  if [ ! -x "$dir/bin/python" ]; then
+    local tmp="$dir.partial.$$" start=$SECONDS
+    rm -rf "$tmp"
+    trap 'rm -rf "$tmp"' EXIT
+    say "making a venv with pulumi $PULUMI_PYTHON_VERSION from PyPI ($interp; first time only)"
+    build_step "making the venv" "$cache/python-build.log" python3 -m venv "$tmp"
+    build_step "installing pulumi $PULUMI_PYTHON_VERSION" "$cache/python-build.log" \
+      "$tmp/bin/python" -m pip install --disable-pip-version-check --no-input --quiet "pulumi==$PULUMI_PYTHON_VERSION"
+    # Moved into place whole: only the venv's console scripts name its folder,
+    # and nothing here runs them (bin/python and `python -m` do not).
+    rm -rf "$dir" && mv "$tmp" "$dir"
+    trap - EXIT
+    rm -f "$cache/python-build.log"
+    say "made the venv in $((SECONDS - start))s"
+  fi
+  echo "$dir/bin/python"
+}
+
+ensure_go() {
+  # The Go consumer, built against the generated SDK of this checkout (a
+  # replace in its go.mod), so the key covers both.
+  command -v go >/dev/null || { say "no Go toolchain to build the Go consumer"; exit 1; }
+  local src="$root/test/consumers/go" sdk="$root/sdk/go"
+  [ -d "$sdk" ] || { say "no generated Go SDK at $sdk"; exit 1; }
+  local key
+  key=$( (go version && find "$src" "$sdk" -type f -print0 | sort -z | xargs -0 sha256sum | sed "s#$root/##") |
+    sha256sum | cut -c1-12)
+  local exe="$cache/go-consumer-$key/consumer"
+  if [ -x "$exe" ]; then
+    say "cached Go consumer at $exe"
+    echo "$exe"
+    return
+  fi
+  lock
+  if [ ! -x "$exe" ]; then
+    local tmp="$exe.partial.$$" start=$SECONDS log="$cache/go-consumer-build.$$.log"
+    mkdir -p "$(dirname "$exe")"
+    trap 'rm -f "$tmp" "$log"' EXIT
+    say "building the Go consumer (first time: downloads the Pulumi Go SDK's modules, then compiles for a minute or two)"
+    (cd "$src" && GOFLAGS=-mod=mod GOTOOLCHAIN=local build_step "downloading modules" "$log" go mod download)
+    (cd "$src" && GOFLAGS=-mod=mod GOTOOLCHAIN=local build_step "compiling" "$log" go build -trimpath -o "$tmp" .)
+    mv "$tmp" "$exe"
+    rm -f "$log"
+    trap - EXIT
+    say "built the Go consumer in $((SECONDS - start))s"
+  fi
+  echo "$exe"
+}
+
+case "$part" in
+  yaml) ensure_yaml ;;
+  python) ensure_python ;;
+  go) ensure_go ;;
+  *)
+    echo "usage: bash scripts/ensure-consumers.sh yaml|python|go" >&2
+    exit 2
+    ;;
+esac
