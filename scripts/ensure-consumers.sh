@@ -4,6 +4,7 @@
 #
 #   bash scripts/ensure-consumers.sh yaml     the folder holding pulumi-language-yaml
 #   bash scripts/ensure-consumers.sh python   a Python interpreter whose venv has the pulumi SDK
+#   bash scripts/ensure-consumers.sh python-sdk   a folder for PYTHONPATH holding the generated SDK (sdk/python)
 #   bash scripts/ensure-consumers.sh go       the built Go consumer (test/consumers/go)
 #
 # Progress goes to stderr, the path to stdout. Each piece is built once into a
@@ -19,6 +20,9 @@ source "$root/test/consumers/versions.env"
 cache=${GO_PVE_QEMU_ENGINE_CACHE:-${HOME:-/tmp}/.cache/go-pve-qemu-pulumi}
 part=${1:-}
 say() { echo "consumers ($part): $*" >&2; }
+# What a build leaves half-made when it fails: removed on exit.
+partial=()
+trap 'rm -rf "${partial[@]}"' EXIT
 
 # Runs "$@" with progress every 30 s; on failure shows the end of its log.
 build_step() {
@@ -40,40 +44,40 @@ build_step() {
 }
 
 # One build at a time per piece: a second caller waits, then finds the cache.
+# Each piece has a lock file of its own and a descriptor of its own, so that
+# one piece may build another (python-sdk the venv) while holding its lock.
 lock() {
   mkdir -p "$cache"
   if command -v flock >/dev/null; then
-    exec 9>"$cache/.consumers-$part.lock"
-    flock 9
+    local fd
+    exec {fd}>"$cache/.consumers-$1.lock"
+    flock "$fd"
   fi
 }
-
-key_of() { cat "$@" | sha256sum | cut -c1-12; }
 
 ensure_yaml() {
   # The YAML language host as its own module publishes it: its go.mod pins an
   # older Pulumi SDK than the engine's, and it does not compile against the
   # engine's (plugin.NewContextWithRoot changed), so it is not built in
   # engine/cli's module. The language host protocol is stable across the two.
-  local dir="$cache/pulumi-language-yaml-$PULUMI_YAML_VERSION-$(key_of "$root/test/consumers/versions.env")/bin"
+  local dir="$cache/pulumi-language-yaml-$PULUMI_YAML_VERSION/bin"
   local exe="$dir/pulumi-language-yaml"
   if [ -x "$exe" ]; then
     say "cached pulumi-language-yaml $PULUMI_YAML_VERSION at $dir"
     echo "$dir"
     return
   fi
-  lock
+  lock yaml
   if [ ! -x "$exe" ]; then
     command -v go >/dev/null || { say "no Go toolchain to build pulumi-language-yaml"; exit 1; }
     local tmp="$dir.partial.$$" start=$SECONDS
+    partial+=("$tmp")
     rm -rf "$tmp" && mkdir -p "$tmp"
-    trap 'rm -rf "$tmp"' EXIT
     say "building pulumi-language-yaml $PULUMI_YAML_VERSION from the Go module proxy (first time only, about 2 minutes)"
     GOBIN="$tmp" GOFLAGS=-mod=mod GOTOOLCHAIN=local build_step "building pulumi-language-yaml" "$tmp/build.log" \
       go install -trimpath -ldflags "-s -w" "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@$PULUMI_YAML_VERSION"
     rm -f "$tmp/build.log"
     rm -rf "$dir" && mv "$tmp" "$dir"
-    trap - EXIT
     say "built pulumi-language-yaml in $((SECONDS - start))s"
   fi
   echo "$dir"
@@ -87,29 +91,59 @@ ensure_python() {
   local interp
   interp=$(python3 -c 'import sys; print(sys.version.split()[0], sys.executable)')
   local dir
-  dir="$cache/python-pulumi-$PULUMI_PYTHON_VERSION-$( (echo "$interp" && cat "$root/test/consumers/versions.env") | sha256sum | cut -c1-12)"
+  dir="$cache/python-pulumi-$PULUMI_PYTHON_VERSION-$(echo "$interp setuptools $PYTHON_SETUPTOOLS_VERSION" | sha256sum | cut -c1-12)"
   if [ -x "$dir/bin/python" ]; then
     say "cached venv with pulumi $PULUMI_PYTHON_VERSION at $dir"
     echo "$dir/bin/python"
     return
   fi
-  lock
+  lock python
   if [ ! -x "$dir/bin/python" ]; then
     local tmp="$dir.partial.$$" start=$SECONDS
+    partial+=("$tmp" "$tmp.log")
     rm -rf "$tmp"
-    trap 'rm -rf "$tmp"' EXIT
     say "making a venv with pulumi $PULUMI_PYTHON_VERSION from PyPI ($interp; first time only)"
-    build_step "making the venv" "$cache/python-build.log" python3 -m venv "$tmp"
-    build_step "installing pulumi $PULUMI_PYTHON_VERSION" "$cache/python-build.log" \
-      "$tmp/bin/python" -m pip install --disable-pip-version-check --no-input --quiet "pulumi==$PULUMI_PYTHON_VERSION"
+    build_step "making the venv" "$tmp.log" python3 -m venv "$tmp"
+    build_step "installing pulumi $PULUMI_PYTHON_VERSION" "$tmp.log" \
+      "$tmp/bin/python" -m pip install --disable-pip-version-check --no-input --quiet \
+      "pulumi==$PULUMI_PYTHON_VERSION" "setuptools==$PYTHON_SETUPTOOLS_VERSION"
     # Moved into place whole: only the venv's console scripts name its folder,
     # and nothing here runs them (bin/python and `python -m` do not).
     rm -rf "$dir" && mv "$tmp" "$dir"
-    trap - EXIT
-    rm -f "$cache/python-build.log"
     say "made the venv in $((SECONDS - start))s"
   fi
   echo "$dir/bin/python"
+}
+
+ensure_python_sdk() {
+  # The generated SDK (sdk/python) installed as pip installs it (the package
+  # reads its own version from its installed metadata), into a folder of its
+  # own keyed by its sources: the venv is shared by every checkout, their SDKs
+  # differ. Built from a copy, since setuptools writes into the folder it builds.
+  local python sdk="$root/sdk/python"
+  python=$(ensure_python)
+  [ -f "$sdk/pyproject.toml" ] || { say "no generated Python SDK at $sdk"; exit 1; }
+  local key
+  key=$( (echo "$python" && find "$sdk" -type f -not -path '*/__pycache__/*' -print0 | sort -z | xargs -0 sha256sum |
+    sed "s#$root/##") | sha256sum | cut -c1-12)
+  local dir="$cache/python-sdk-$key"
+  if [ -d "$dir" ]; then
+    say "cached generated Python SDK at $dir"
+    echo "$dir"
+    return
+  fi
+  lock python-sdk
+  if [ ! -d "$dir" ]; then
+    local tmp="$dir.partial.$$" src="$dir.src.$$" start=$SECONDS
+    partial+=("$tmp" "$src")
+    say "installing the generated Python SDK (sdk/python)"
+    cp -r "$sdk" "$src"
+    build_step "installing sdk/python" "$src/install.log" "$python" -m pip install --disable-pip-version-check \
+      --no-input --quiet --no-deps --no-build-isolation --target "$tmp" "$src"
+    mv "$tmp" "$dir"
+    say "installed the generated Python SDK in $((SECONDS - start))s"
+  fi
+  echo "$dir"
 }
 
 ensure_go() {
@@ -127,17 +161,15 @@ ensure_go() {
     echo "$exe"
     return
   fi
-  lock
+  lock go
   if [ ! -x "$exe" ]; then
     local tmp="$exe.partial.$$" start=$SECONDS log="$cache/go-consumer-build.$$.log"
+    partial+=("$tmp" "$log")
     mkdir -p "$(dirname "$exe")"
-    trap 'rm -f "$tmp" "$log"' EXIT
     say "building the Go consumer (first time: downloads the Pulumi Go SDK's modules, then compiles for a minute or two)"
     (cd "$src" && GOFLAGS=-mod=mod GOTOOLCHAIN=local build_step "downloading modules" "$log" go mod download)
     (cd "$src" && GOFLAGS=-mod=mod GOTOOLCHAIN=local build_step "compiling" "$log" go build -trimpath -o "$tmp" .)
     mv "$tmp" "$exe"
-    rm -f "$log"
-    trap - EXIT
     say "built the Go consumer in $((SECONDS - start))s"
   fi
   echo "$exe"
@@ -146,9 +178,10 @@ ensure_go() {
 case "$part" in
   yaml) ensure_yaml ;;
   python) ensure_python ;;
+  python-sdk) ensure_python_sdk ;;
   go) ensure_go ;;
   *)
-    echo "usage: bash scripts/ensure-consumers.sh yaml|python|go" >&2
+    echo "usage: bash scripts/ensure-consumers.sh yaml|python|python-sdk|go" >&2
     exit 2
     ;;
 esac

@@ -64,13 +64,17 @@ export function typescriptDriver(): Driver {
   };
 }
 
-/** A Python Automation API inline program, in a venv with the pulumi SDK from PyPI; the generated SDK from sdk/python. */
+/**
+ * A Python Automation API inline program, in a venv with the pulumi SDK from
+ * PyPI, and the generated SDK (sdk/python) installed by pip into a folder of its own.
+ */
 export function pythonDriver(): Driver {
   const python = ensureConsumer("python");
+  const sdk = ensureConsumer("python-sdk");
   return {
     project: "consumer-python",
     configVia: "env",
-    env: { PYTHONPATH: path.join(ROOT, "sdk", "python"), PYTHONDONTWRITEBYTECODE: "1" },
+    env: { PYTHONPATH: sdk, PYTHONDONTWRITEBYTECODE: "1" },
     prepare: () => [],
     command: (op) => ({ cmd: python, args: [path.join(PROGRAMS, "python", "main.py"), op] }),
   };

@@ -8,6 +8,8 @@
 // program in-process, so no Python or Go language host is needed).
 import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
@@ -21,8 +23,8 @@ export interface Run {
   output: string;
 }
 
-/** The stack's configuration: `gopveqemu:*` keys and the program's own (unprefixed) ones. */
-export type StackConfig = Record<string, string>;
+/** The stack's configuration: `gopveqemu:*` keys and the program's own (unprefixed) ones; a secret as `{ secret }`. */
+export type StackConfig = Record<string, string | { secret: string }>;
 
 export const VM_TYPE = "gopveqemu:index:Vm";
 const STACK = "consumer";
@@ -44,6 +46,14 @@ export interface Driver {
 
 export interface Consumer {
   sim: SimulatorHandle;
+  /** The endpoint the stack is given: a pass-through in front of the simulator that notes each request's Authorization. */
+  endpoint: string;
+  /** The Authorization headers the server was sent, each once ("" for a request without one). */
+  authorizations(): string[];
+  /** Everything every run printed so far. */
+  printed(): string;
+  /** The raw text of every file of the backend: the stack's state, its backups and history. */
+  stateText(): string;
   setConfig(config: StackConfig): Promise<void>;
   run(op: Op): Promise<Run>;
   /** The Vm resources of the stack's last checkpoint. */
@@ -52,7 +62,7 @@ export interface Consumer {
 }
 
 /** A toolchain path from scripts/ensure-consumers.sh (built once, cached; progress on stderr). */
-export function ensureConsumer(part: "yaml" | "python" | "go"): string {
+export function ensureConsumer(part: "yaml" | "python" | "python-sdk" | "go"): string {
   return execFileSync("bash", [path.join(ROOT, "scripts", "ensure-consumers.sh"), part], {
     stdio: ["ignore", "pipe", "inherit"],
     encoding: "utf8",
@@ -68,6 +78,7 @@ export function cliArgs(op: Op): string[] {
 
 export async function newConsumer(driver: Driver): Promise<Consumer> {
   const sim = await startSimulator({ speed: 2000 });
+  const front = await passThrough(sim.url);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `gpq-${driver.project}-`));
   const backendDir = path.join(scratch, "backend");
   fs.mkdirSync(backendDir);
@@ -92,6 +103,7 @@ export async function newConsumer(driver: Driver): Promise<Consumer> {
   // Plugins on PATH are how the engine finds this checkout's plugin.
   delete env.PULUMI_IGNORE_AMBIENT_PLUGINS;
 
+  let printed = "";
   const spawned = (cmd: string, args: string[]): Promise<Run> =>
     new Promise((resolve, reject) => {
       const child = spawn(cmd, args, { cwd: workDir, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -99,7 +111,10 @@ export async function newConsumer(driver: Driver): Promise<Consumer> {
       child.stdout.on("data", (d: Buffer) => (output += d.toString()));
       child.stderr.on("data", (d: Buffer) => (output += d.toString()));
       child.on("error", reject);
-      child.on("close", (code) => resolve({ code, output }));
+      child.on("close", (code) => {
+        printed += output;
+        resolve({ code, output });
+      });
     });
   const must = async (cmd: string, args: string[]) => {
     const r = await spawned(cmd, args);
@@ -110,13 +125,22 @@ export async function newConsumer(driver: Driver): Promise<Consumer> {
   const stateFile = path.join(backendDir, ".pulumi", "stacks", driver.project, `${STACK}.json`);
   return {
     sim,
+    endpoint: front.url,
+    authorizations: () => [...front.authorizations],
+    printed: () => printed,
+    stateText: () =>
+      (fs.readdirSync(backendDir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+        .filter((e) => e.isFile())
+        .map((e) => fs.readFileSync(path.join(e.parentPath, e.name), "utf8"))
+        .join("\n"),
     setConfig: async (config) => {
       if (driver.configVia === "env") {
         env.CONSUMER_CONFIG = JSON.stringify(config);
         return;
       }
       for (const [key, value] of Object.entries(config)) {
-        await must("pulumi", ["config", "set", "--stack", STACK, key, value]);
+        if (typeof value === "string") await must("pulumi", ["config", "set", "--stack", STACK, key, value]);
+        else await must("pulumi", ["config", "set", "--stack", STACK, "--secret", key, value.secret]);
       }
     },
     run: (op) => {
@@ -133,9 +157,47 @@ export async function newConsumer(driver: Driver): Promise<Consumer> {
         .map((r) => ({ id: r.id, outputs: r.outputs ?? {} }));
     },
     dispose: async () => {
+      await front.close();
       await sim.close();
       fs.rmSync(scratch, { recursive: true, force: true });
       fs.rmSync(workDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * An HTTP pass-through to `target` that notes the Authorization header of
+ * each request: what a token in the stack's config made the provider send.
+ * Streams (the server's event streams) pass byte for byte as they come.
+ */
+async function passThrough(
+  target: string,
+): Promise<{ url: string; authorizations: Set<string>; close(): Promise<void> }> {
+  const authorizations = new Set<string>();
+  const server = http.createServer((req, res) => {
+    authorizations.add(req.headers.authorization ?? "");
+    const upstream = http.request(
+      new URL(req.url ?? "/", target),
+      { method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        answer.on("error", () => res.destroy());
+      },
+    );
+    upstream.on("error", () => res.destroy());
+    res.on("close", () => upstream.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    authorizations,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -3,11 +3,14 @@
 // a failed install, up with its steps shown, an empty preview, refresh, a cpu
 // update, destroy. The program (test/consumers/<lang>/) declares one Vm,
 // `web` (ubuntu 24.04, 2048 MB), with its cpu from the stack's config `cpu`,
-// and reaches the server through `gopveqemu:endpoint`.
+// and reaches the server through `gopveqemu:endpoint` with the secret
+// `gopveqemu:token`.
 import { newConsumer, type Consumer, type Driver, type Run, type StackConfig } from "./harness";
 
 /** The server's own words when the image URL is not there (the simulator's, as the real server's code writes them). */
 const IMAGE_URL_404 = "OS image URL is not accessible: failed to access URL: 404 Not Found";
+
+const TOKEN = "tok-consumer-4e9b2c7d1a";
 
 /** The output, for a failed expectation's message. */
 function shown(run: Run): string {
@@ -22,7 +25,7 @@ export function sixThings(label: string, driver: () => Promise<Driver> | Driver)
     beforeAll(async () => {
       // The first run may build the language's toolchain (minutes, once; cached after).
       consumer = await newConsumer(await driver());
-      config = { "gopveqemu:endpoint": consumer.sim.url, cpu: "1" };
+      config = { "gopveqemu:endpoint": consumer.endpoint, "gopveqemu:token": { secret: TOKEN }, cpu: "1" };
       await consumer.setConfig(config);
     }, 900_000);
     afterAll(() => consumer?.dispose());
@@ -53,6 +56,8 @@ export function sixThings(label: string, driver: () => Promise<Driver> | Driver)
       vmid = onServer[0]!.vmid;
       const inState = consumer.vms();
       expect(inState.map((r) => [r.id, r.outputs.vmid, r.outputs.cpu])).toEqual([[String(vmid), vmid, 1]]);
+      // The secret token of the stack's config is what every request carried.
+      expect(consumer.authorizations()).toEqual([`Bearer ${TOKEN}`]);
     });
 
     it("previews no change right after up (preview --expect-no-changes)", async () => {
@@ -84,6 +89,16 @@ export function sixThings(label: string, driver: () => Promise<Driver> | Driver)
       expect(run.code === 0 ? "" : shown(run)).toBe("");
       expect(consumer.sim.vms()).toEqual([]);
       expect(consumer.vms()).toEqual([]);
+    });
+
+    it("never showed the token or the VM's password, nor kept them in plaintext state, in any of its runs", () => {
+      const passwords = consumer.sim.installs().map((i) => i.cipassword);
+      expect(passwords.length).toBeGreaterThan(0);
+      const secrets = [TOKEN, ...passwords];
+      const printed = consumer.printed();
+      const state = consumer.stateText();
+      expect(state).not.toBe("");
+      expect(secrets.filter((s) => printed.includes(s) || state.includes(s))).toEqual([]);
     });
   });
 }

@@ -3,7 +3,7 @@ module go-pve-qemu-pulumi/test/consumers/go
 go 1.26.6
 
 require (
-	github.com/go-pve-qemu/pulumi-gopveqemu/sdk/go/gopveqemu v0.0.0
+	github.com/go-pve-qemu/pulumi-gopveqemu/sdk/go v0.0.0
 	github.com/pulumi/pulumi/sdk/v3 v3.276.0
 )
 
@@ -125,4 +125,4 @@ require (
 )
 
 // The generated SDK of this checkout (sdk/go), as a user's replace to a local folder.
-replace github.com/go-pve-qemu/pulumi-gopveqemu/sdk/go/gopveqemu => ../../../sdk/go/gopveqemu
+replace github.com/go-pve-qemu/pulumi-gopveqemu/sdk/go => ../../../sdk/go

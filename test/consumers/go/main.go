@@ -5,8 +5,8 @@
 //	consumer up|preview|refresh|destroy
 //
 // in the folder that becomes the stack's workspace, with the stack's name in
-// CONSUMER_STACK and its configuration (a JSON object of strings) in
-// CONSUMER_CONFIG. The engine's output goes to stdout and stderr as it comes;
+// CONSUMER_STACK and its configuration in CONSUMER_CONFIG (a JSON object: a
+// string, or {"secret": value} for a secret). The engine's output goes to stdout and stderr as it comes;
 // a failed operation exits 1. The Go SDK serves the program in-process, so no
 // Go language host is needed.
 package main
@@ -30,7 +30,7 @@ import (
 func program(ctx *pulumi.Context) error {
 	cfg := config.New(ctx, "")
 	web, err := gopveqemu.NewVm(ctx, "web", &gopveqemu.VmArgs{
-		Os:       pulumi.String("ubuntu"),
+		Os:       gopveqemu.OsUbuntu,
 		Version:  pulumi.String("24.04"),
 		Name:     pulumi.String("web"),
 		Cpu:      pulumi.Int(cfg.RequireInt("cpu")),
@@ -54,15 +54,24 @@ func run(op string) error {
 	if err != nil {
 		return err
 	}
-	values := map[string]string{}
+	values := map[string]json.RawMessage{}
 	if raw := os.Getenv("CONSUMER_CONFIG"); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &values); err != nil {
 			return fmt.Errorf("CONSUMER_CONFIG: %w", err)
 		}
 	}
 	config := auto.ConfigMap{}
-	for key, value := range values {
-		config[key] = auto.ConfigValue{Value: value}
+	for key, raw := range values {
+		var plain string
+		var secret struct{ Secret *string }
+		switch {
+		case json.Unmarshal(raw, &plain) == nil:
+			config[key] = auto.ConfigValue{Value: plain}
+		case json.Unmarshal(raw, &secret) == nil && secret.Secret != nil:
+			config[key] = auto.ConfigValue{Value: *secret.Secret, Secret: true}
+		default:
+			return fmt.Errorf("CONSUMER_CONFIG %s: a string or {\"secret\": string}, not %s", key, raw)
+		}
 	}
 	if err := stack.SetAllConfig(ctx, config); err != nil {
 		return err

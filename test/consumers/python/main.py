@@ -5,8 +5,8 @@ One Vm, its cpu from the stack's config. Runs one operation per invocation:
     python main.py up|preview|refresh|destroy
 
 in the folder that becomes the stack's workspace, with the stack's name in
-CONSUMER_STACK and its configuration (a JSON object of strings) in
-CONSUMER_CONFIG. The engine's output goes to stdout as it comes; a failed
+CONSUMER_STACK and its configuration in CONSUMER_CONFIG (a JSON object: a
+string, or {"secret": value} for a secret). The engine's output goes to stdout as it comes; a failed
 operation prints the engine's error and exits 1. The Python SDK serves the
 program in-process, so no Python language host is needed.
 """
@@ -50,7 +50,14 @@ def main(op: str) -> int:
         opts=auto.LocalWorkspaceOptions(work_dir=os.getcwd()),
     )
     config = json.loads(os.environ.get("CONSUMER_CONFIG", "{}"))
-    stack.set_all_config({key: auto.ConfigValue(value=value) for key, value in config.items()})
+    stack.set_all_config(
+        {
+            key: auto.ConfigValue(value=value["secret"], secret=True)
+            if isinstance(value, dict)
+            else auto.ConfigValue(value=value)
+            for key, value in config.items()
+        }
+    )
     try:
         if op == "up":
             stack.up(on_output=echo, on_error=echo_error)
