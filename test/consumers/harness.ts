@@ -26,7 +26,7 @@ export interface Run {
 /** The stack's configuration: `gopveqemu:*` keys and the program's own (unprefixed) ones; a secret as `{ secret }`. */
 export type StackConfig = Record<string, string | { secret: string }>;
 
-export const VM_TYPE = "gopveqemu:index:Vm";
+const VM_TYPE = "gopveqemu:index:Vm";
 const STACK = "consumer";
 const WORK = path.join(ROOT, ".e2e-work");
 
