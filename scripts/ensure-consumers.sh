@@ -55,6 +55,15 @@ lock() {
   fi
 }
 
+# Builds keyed by a checkout's sources (the Go consumer, the Python SDK) pile
+# up as those sources change: each use marks its own, and those no checkout
+# used for a week go.
+prune_stale() {
+  local pattern=$1 current=$2
+  touch "$current"
+  find "$cache" -mindepth 1 -maxdepth 1 -name "$pattern" ! -path "$current" -mtime +7 -exec rm -rf {} + 2>/dev/null || true
+}
+
 ensure_yaml() {
   # The YAML language host as its own module publishes it: its go.mod pins an
   # older Pulumi SDK than the engine's, and it does not compile against the
@@ -129,6 +138,7 @@ ensure_python_sdk() {
   local dir="$cache/python-sdk-$key"
   if [ -d "$dir" ]; then
     say "cached generated Python SDK at $dir"
+    prune_stale 'python-sdk-*' "$dir"
     echo "$dir"
     return
   fi
@@ -143,6 +153,7 @@ ensure_python_sdk() {
     mv "$tmp" "$dir"
     say "installed the generated Python SDK in $((SECONDS - start))s"
   fi
+  prune_stale 'python-sdk-*' "$dir"
   echo "$dir"
 }
 
@@ -158,6 +169,7 @@ ensure_go() {
   local exe="$cache/go-consumer-$key/consumer"
   if [ -x "$exe" ]; then
     say "cached Go consumer at $exe"
+    prune_stale 'go-consumer-*' "$(dirname "$exe")"
     echo "$exe"
     return
   fi
@@ -172,6 +184,7 @@ ensure_go() {
     mv "$tmp" "$exe"
     say "built the Go consumer in $((SECONDS - start))s"
   fi
+  prune_stale 'go-consumer-*' "$(dirname "$exe")"
   echo "$exe"
 }
 

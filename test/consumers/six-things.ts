@@ -45,7 +45,9 @@ export function sixThings(label: string, driver: () => Promise<Driver> | Driver)
     it("runs up: the VM is made as declared, and the install's steps are shown as they happen", async () => {
       const run = await consumer.run("up");
       expect(run.code).toBe(0);
-      // The step names and the [k/n] numbering of the install's progress.
+      // While it ran: the Vm's row in the progress display carried the provider's messages.
+      expect(run.output).toMatch(/gopveqemu:index:Vm web creating \(\d+s\) (installing|install \[)/);
+      // In full: the step names and the [k/n] numbering of the install's progress.
       expect(run.output).toMatch(/VM creation > creating VM/);
       expect(run.output).toMatch(/VM initialization > finalizing/);
       expect(run.output).toMatch(/\[1\/\d+\]/);
