@@ -7,6 +7,7 @@
 // - configuration as Pulumi users write it: `gopveqemu:*` keys, a secret
 //   token that never reaches state in plaintext, a bad value named at preview.
 import { simulatedBounds } from "../../scripts/sim-bounds";
+import { startSimulator } from "../../simulator";
 import { BOTH_DOORS, failureOf, newFleet, orphans, type Fleet } from "./harness";
 
 jest.setTimeout(300_000);
@@ -99,6 +100,35 @@ test("a secret gopveqemu:token never reaches state or output in plaintext; a bad
   expect(message).toMatch(
     /gopveqemu:pollIntervalMs: "soon" is not allowed; expected a whole number of milliseconds > 0/,
   );
+});
+
+test("explicit providers: one program, two servers; each VM made, changed and destroyed on its own server", async () => {
+  const second = await startSimulator({ speed: 2000 });
+  try {
+    fleet = await newFleet({}, { door: "plugin" });
+    await fleet.stack.setConfig("servers", { value: JSON.stringify({ second: second.url }) });
+    await fleet.setVms({
+      here: { os: "ubuntu", version: "24.04", name: "here" },
+      there: { os: "debian", version: "12", name: "there", server: "second" },
+    });
+    expect((await fleet.up()).summary.result).toBe("succeeded");
+    expect(fleet.sim.vms().map((v) => v.name)).toEqual([expect.stringMatching(/^here-/)]);
+    expect(second.vms().map((v) => v.name)).toEqual([expect.stringMatching(/^there-/)]);
+    // the two VMs and the explicit provider (a resource of the program, unlike a default provider)
+    expect((await fleet.preview()).changeSummary).toEqual({ same: fleet.others + 3 });
+
+    await fleet.setVms({
+      here: { os: "ubuntu", version: "24.04", name: "here" },
+      there: { os: "debian", version: "12", name: "there", server: "second", cpu: 3 },
+    });
+    await fleet.up();
+    expect(second.vms()[0]!.cpu).toBe(3);
+    await fleet.destroy();
+    expect(fleet.sim.vms()).toEqual([]);
+    expect(second.vms()).toEqual([]);
+  } finally {
+    await second.close();
+  }
 });
 
 describe.each(BOTH_DOORS)("the %s door's identity", (door) => {

@@ -3,7 +3,9 @@
 // config `passwordFile-<name>` names (a secret kept outside the stack config). The VMs named in config
 // `grouped` (a list) are children of one component resource, `group`. Config
 // `door: plugin` declares them through the resource plugin (gopveqemu:index:Vm)
-// instead of the dynamic provider, as a program in another language would.
+// instead of the dynamic provider, as a program in another language would;
+// there, config `servers` ({ name: endpoint }) declares explicit providers, and
+// a VM's `server` names the one it is made through.
 import * as fs from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
 import { Vm, type VmArgs } from "go-pve-qemu-pulumi";
@@ -25,8 +27,22 @@ class PluginVm extends pulumi.CustomResource {
   }
 }
 
-function declare(name: string, args: VmArgs, opts: pulumi.CustomResourceOptions): Vm {
-  return door === "plugin" ? (new PluginVm(name, args, opts) as unknown as Vm) : new Vm(name, args, opts);
+/** An explicit provider of the resource plugin, for a second server. */
+class PluginProvider extends pulumi.ProviderResource {
+  constructor(name: string, endpoint: string) {
+    super("gopveqemu", name, { endpoint });
+  }
+}
+
+const servers = Object.entries(config.getObject<Record<string, string>>("servers") ?? {});
+const providers = new Map(servers.map(([name, endpoint]) => [name, new PluginProvider(name, endpoint)]));
+
+function declare(name: string, args: VmArgs & { server?: string }, opts: pulumi.CustomResourceOptions): Vm {
+  const { server, ...vm } = args;
+  if (door !== "plugin") return new Vm(name, vm, opts);
+  const provider = server === undefined ? undefined : providers.get(server);
+  if (server !== undefined && provider === undefined) throw new Error(`${name}: no server ${server} in config servers`);
+  return new PluginVm(name, vm, { ...opts, provider }) as unknown as Vm;
 }
 
 const out: Record<string, unknown> = {};
