@@ -7,4 +7,4 @@ export { check, create, diff, read, remove, update } from "./engine-calls";
 export type { Bag } from "./engine-bags";
 export { applySettings, configure, configured, serverNodeOf } from "./provider-setup";
 export { claimProcessCancel } from "./cancel";
-export { newIdentity } from "./identity";
+export { newIdentity } from "./make-identity";

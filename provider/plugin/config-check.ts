@@ -5,7 +5,7 @@
 import type { Bag } from "../calls";
 import { ProviderInputsSchema, readSettings } from "../settings";
 import { PACKAGE } from "./provider-config";
-import { unwrapSecrets } from "./wire";
+import { unwrapSecrets } from "./wire-bags";
 
 const KEYS = Object.keys(ProviderInputsSchema.shape);
 /** Keys the engine itself adds to a provider's inputs (the plugin's version, its download URL). */

@@ -9,7 +9,6 @@
 import * as path from "node:path";
 import type * as grpcType from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
-import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import type { Bag } from "../calls";
 import { checkConfig, configure, diffConfig } from "./provider-config";
 import { configProblems } from "./config-check";
@@ -18,7 +17,18 @@ type Callback = (err: unknown, value?: unknown) => void;
 type Call<R> = { request: R };
 type Impl = Record<string, unknown> & { configure: (call: never, cb: Callback) => void };
 
-function bagOf(s: Struct | undefined): Bag {
+/** The SDK's own copies: a message of another copy is not one the SDK's server can send. */
+const sdk = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
+const fromSdk = <T>(id: string): T => require(require.resolve(id, { paths: [sdk] })) as T;
+/** google-protobuf's Struct, as much of it as is used here. */
+interface StructType {
+  toJavaScript(): unknown;
+}
+const { Struct } = fromSdk<{ Struct: { fromJavaScript(value: object): StructType } }>(
+  "google-protobuf/google/protobuf/struct_pb",
+);
+
+function bagOf(s: StructType | undefined): Bag {
   return (s?.toJavaScript() ?? {}) as Bag;
 }
 
@@ -29,7 +39,7 @@ function withConfig(impl: Impl): Impl {
     try {
       const news = bagOf(call.request.getNews());
       const resp = new provproto.CheckResponse();
-      resp.setInputs(Struct.fromJavaScript(checkConfig(bagOf(call.request.getOlds()), news) as never));
+      resp.setInputs(Struct.fromJavaScript(checkConfig(bagOf(call.request.getOlds()), news)) as never);
       resp.setFailuresList(
         configProblems(news).map(({ property, reason }) => {
           const f = new provproto.CheckFailure();
@@ -82,8 +92,7 @@ function argsOf(req: provproto.ConfigureRequest): Bag {
 
 /** Puts the three calls in front of the SDK's plugin server; call before `main`. */
 export function answerConfigCalls(): void {
-  const sdk = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
-  const grpc = require(require.resolve("@grpc/grpc-js", { paths: [sdk] })) as typeof grpcType;
+  const grpc = fromSdk<typeof grpcType>("@grpc/grpc-js");
   const addService = grpc.Server.prototype.addService;
   grpc.Server.prototype.addService = function (service, implementation) {
     const impl = implementation as unknown as Impl;

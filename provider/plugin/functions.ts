@@ -5,7 +5,7 @@ import { readCluster } from "../cluster";
 import { configured, serverNodeOf } from "../calls";
 import { resolveConnection, type ConnectionInput } from "../lifecycle";
 import { PACKAGE } from "./provider-config";
-import { unwrapSecrets } from "./wire";
+import { unwrapSecrets } from "./wire-bags";
 
 /** The function tokens, and the output each answers with. */
 const FUNCTIONS: Record<string, "nodes" | "vms"> = {

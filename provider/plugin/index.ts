@@ -2,4 +2,3 @@
 // Pulumi's provider protocol (package gopveqemu) from the same lifecycle as
 // the dynamic provider, for programs in any Pulumi language.
 export { serve } from "./serve";
-export { PACKAGE } from "./provider-config";

@@ -11,12 +11,12 @@
 // identity survives a killed deployment, and two backends with the same
 // project and stack names still get two identities.
 import { applySettings, newIdentity, type Bag } from "../calls";
-import { secret, unwrapSecrets } from "./wire";
+import { secret, unwrapSecrets } from "./wire-bags";
 
 /** The package's name: its config namespace, type tokens and plugin name. */
 export const PACKAGE = "gopveqemu";
 /** The provider input that holds the stack's identity. */
-export const IDENTITY_INPUT = "stackIdentity";
+const IDENTITY_INPUT = "stackIdentity";
 
 /** CheckConfig: the new inputs, with the identity the old ones had (or a new one, the first time). */
 export function checkConfig(olds: Bag, news: Bag): Bag {

@@ -1,7 +1,7 @@
 // The plugin's wire: secrets come as Pulumi's signature objects and go back
 // marked; the shared calls see plain values and the keys the dynamic door uses.
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
-import { fromCalls, secret, toCalls, unwrapSecrets } from "../../provider/plugin/wire";
+import { fromCalls, secret, toCalls, unwrapSecrets } from "../../provider/plugin/wire-bags";
 
 const s = (value: unknown) => ({ [specialSigKey]: specialSecretSig, value });
 
@@ -26,12 +26,11 @@ test("toCalls adds the URN, and the identity only where the bag has none", () =>
   expect(toCalls(undefined, "urn:x")).toEqual({ __urn: "urn:x" });
 });
 
-test("fromCalls drops the shared calls' keys and marks the fixed secrets and the request's secret keys", () => {
+test("fromCalls drops the shared calls' keys and marks the outputs' fixed secrets and the request's secret keys", () => {
   const out = fromCalls(
     {
       __urn: "urn:x",
       __provider: "exports.handler = ...",
-      __stackIdentity: "c".repeat(32),
       vmid: 120,
       password: "pw",
       passwordHash: "h",
@@ -42,9 +41,9 @@ test("fromCalls drops the shared calls' keys and marks the fixed secrets and the
       cleared: null,
     },
     { sshPublicKey: s("ssh-ed25519 AAAA me") },
+    "outputs",
   );
   expect(out).toEqual({
-    __stackIdentity: secret("c".repeat(32)),
     vmid: 120,
     password: secret("pw"),
     passwordHash: secret("h"),
@@ -53,4 +52,34 @@ test("fromCalls drops the shared calls' keys and marks the fixed secrets and the
     sshPublicKey: secret("ssh-ed25519 AAAA me"),
     cleared: null,
   });
+});
+
+test("a null password (storePassword false) is still marked secret, as on the dynamic door", () => {
+  expect(fromCalls({ password: null, user: null }, undefined, "outputs")).toEqual({
+    password: secret(null),
+    user: null,
+  });
+});
+
+test("among inputs, the password and the identity are secrets, a password hash is not, a connection with credentials is", () => {
+  expect(
+    fromCalls(
+      {
+        password: "pw",
+        passwordHash: "scrypt$x",
+        __stackIdentity: "e".repeat(32),
+        connection: { endpoint: "http://h" },
+      },
+      undefined,
+      "inputs",
+    ),
+  ).toEqual({
+    password: secret("pw"),
+    passwordHash: "scrypt$x",
+    __stackIdentity: secret("e".repeat(32)),
+    connection: { endpoint: "http://h" },
+  });
+  expect(fromCalls({ connection: { endpoint: "http://h", token: "t" } }, undefined, "inputs").connection).toEqual(
+    secret({ endpoint: "http://h", token: "t" }),
+  );
 });

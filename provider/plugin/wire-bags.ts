@@ -15,11 +15,16 @@ const IDENTITY_KEY = "__stackIdentity";
 const PROVIDER_KEY = "__provider";
 
 /**
- * Always secrets in a Vm's inputs and outputs, whatever the program passed:
- * the same ones the dynamic door marks (the Vm class's additionalSecretOutputs),
- * and the stack's identity, the key of the marks.
+ * Always secrets, whatever the program passed: the ones the dynamic door
+ * marks. Outputs: the Vm class's additionalSecretOutputs. Inputs: the
+ * password the Vm class wraps, and the stack's identity (the key of the
+ * marks, a secret output of the dynamic door's StackIdentity); a salted
+ * password hash is no secret among the inputs there, nor here.
  */
-const SECRET_KEYS = new Set(["password", "passwordHash", "connection", IDENTITY_KEY]);
+const SECRET = {
+  outputs: new Set(["password", "passwordHash", "connection"]),
+  inputs: new Set(["password", IDENTITY_KEY]),
+};
 
 function isSecret(v: unknown): v is { value: unknown } {
   return v !== null && typeof v === "object" && (v as Bag)[specialSigKey] === specialSecretSig;
@@ -63,12 +68,19 @@ export function toCalls(bag: Bag | undefined, urn: string, identity?: string): B
  * door) left out, secrets marked again: the fixed ones, and every key the
  * request marked.
  */
-export function fromCalls(bag: Bag | undefined, request?: Bag): Bag {
+export function fromCalls(bag: Bag | undefined, request: Bag | undefined, kind: keyof typeof SECRET): Bag {
   const marked = secretKeysOf(request);
+  const fixed = SECRET[kind];
   const out: Bag = {};
   for (const [k, v] of Object.entries(bag ?? {})) {
     if (k === URN_KEY || k === PROVIDER_KEY || v === undefined) continue;
-    out[k] = v !== null && (SECRET_KEYS.has(k) || marked.has(k)) ? secret(v) : v;
+    // A null password (storePassword false) is marked too, as the dynamic door's additionalSecretOutputs marks it.
+    out[k] = fixed.has(k) || marked.has(k) || (k === "connection" && carriesCredentials(v)) ? secret(v) : v;
   }
   return out;
+}
+
+/** A connection with a token or headers is a secret as a whole (the Vm class marks it so on the dynamic door). */
+function carriesCredentials(v: unknown): boolean {
+  return v !== null && typeof v === "object" && ((v as Bag).token !== undefined || (v as Bag).headers !== undefined);
 }
