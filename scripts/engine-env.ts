@@ -47,7 +47,10 @@ export interface EngineEnvOptions {
 export function engineEnv(opts: EngineEnvOptions): Record<string, string> {
   const bin = ensureEngine();
   return {
-    PATH: [bin, path.join(ROOT, "node_modules", ".bin"), process.env.PATH ?? ""].join(path.delimiter),
+    // bin/: the resource plugin's launcher (pulumi-resource-gopveqemu), found by the engine on PATH.
+    PATH: [bin, path.join(ROOT, "bin"), path.join(ROOT, "node_modules", ".bin"), process.env.PATH ?? ""].join(
+      path.delimiter,
+    ),
     PULUMI_HOME: opts.homeDir,
     // This machine's install journal kept with the engine's home: a test's stacks never meet another's entries.
     GO_PVE_QEMU_JOURNAL_DIR: path.join(opts.homeDir, "install-journal"),

@@ -2,15 +2,10 @@
 // random value in the stack's state, made once at create and never changed;
 // it asks no server and needs none of a Vm's settings, clients or lifecycle,
 // so it gets methods of its own in the same provider process.
-import { randomBytes } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
+import { newIdentity } from "../calls";
 
 type Bag = Record<string, unknown>;
-
-/** 128 random bits, as hex: the key of the marks in VM names and of the install journal. */
-function newIdentity(): string {
-  return randomBytes(16).toString("hex");
-}
 
 export const identityMethods = {
   async check(_olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckResult> {

@@ -8,11 +8,10 @@
 // First: the Node.js version is checked before undici loads (it fails obscurely on 20).
 import "../node-version";
 // Then Node's compile cache, before the heavy modules below load.
-import "./compile-cache";
+import "../compile-cache";
 import type * as pulumi from "@pulumi/pulumi";
-import { check, create, diff, read, remove, update } from "./engine-calls";
+import { check, configure, create, diff, read, remove, update } from "../calls";
 import { identityMethods } from "./identity-impl";
-import { configure } from "./provider-setup";
 
 export { check, configure, create, diff, read, remove, update };
 

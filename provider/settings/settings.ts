@@ -6,7 +6,8 @@
 import type { ConnectionDefaults, Timing } from "../lifecycle";
 import { Millis } from "./config-schema";
 
-const NS = "goPveQemu";
+/** The dynamic provider's config namespace; the resource plugin reads the same keys under its package name. */
+export const DYNAMIC_NS = "goPveQemu";
 /** A preview waits at most this long for the server before it warns and goes on. */
 const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
 
@@ -52,9 +53,9 @@ interface Reader {
   flag(key: string, envName: string | undefined, fallback?: boolean): boolean;
 }
 
-function readerOf(get: (key: string) => unknown, env: NodeJS.ProcessEnv): Reader {
+function readerOf(get: (key: string) => unknown, env: NodeJS.ProcessEnv, ns: string): Reader {
   const text = (key: string): string | undefined => {
-    const v = get(`${NS}:${key}`);
+    const v = get(`${ns}:${key}`);
     return typeof v === "string" && v.trim() !== "" ? v : undefined;
   };
   const millis = (key: string): number | undefined => {
@@ -62,7 +63,7 @@ function readerOf(get: (key: string) => unknown, env: NodeJS.ProcessEnv): Reader
     if (raw === undefined) return undefined;
     const parsed = Millis.safeParse(raw);
     if (!parsed.success)
-      throw new Error(`config ${NS}:${key}: "${raw}" is not allowed; expected a whole number of milliseconds > 0`);
+      throw new Error(`config ${ns}:${key}: "${raw}" is not allowed; expected a whole number of milliseconds > 0`);
     return parsed.data;
   };
   const flag = (key: string, envName: string | undefined, fallback = false): boolean => {
@@ -71,22 +72,26 @@ function readerOf(get: (key: string) => unknown, env: NodeJS.ProcessEnv): Reader
     const v = raw.trim().toLowerCase();
     if (["true", "1", "yes"].includes(v)) return true;
     if (["false", "0", "no"].includes(v)) return false;
-    const where = envName === undefined ? `config ${NS}:${key}` : `config ${NS}:${key} (or ${envName})`;
+    const where = envName === undefined ? `config ${ns}:${key}` : `config ${ns}:${key} (or ${envName})`;
     throw new Error(`${where}: "${raw}" is not allowed; expected true or false`);
   };
   return { text, millis, flag };
 }
 
 /** Reads `goPveQemu:*` through `get` (a config lookup by full key) and the environment. */
-export function readSettings(get: (key: string) => unknown, env: NodeJS.ProcessEnv): ProviderSettings {
-  const r = readerOf(get, env);
+export function readSettings(
+  get: (key: string) => unknown,
+  env: NodeJS.ProcessEnv,
+  ns: string = DYNAMIC_NS,
+): ProviderSettings {
+  const r = readerOf(get, env, ns);
   const timing: Partial<Timing> = {};
   for (const key of TIMING_KEYS) {
     const v = r.millis(key);
     if (v !== undefined) timing[key] = v;
   }
   return {
-    ...connectionOf(r, env),
+    ...connectionOf(r, env, ns),
     serverChecks: {
       offline: r.flag("offline", "GO_PVE_QEMU_OFFLINE"),
       timeoutMs: r.millis("checkTimeoutMs") ?? DEFAULT_CHECK_TIMEOUT_MS,
@@ -105,9 +110,15 @@ export function readSettings(get: (key: string) => unknown, env: NodeJS.ProcessE
 function connectionOf(
   r: Reader,
   env: NodeJS.ProcessEnv,
+  ns: string,
 ): Pick<ProviderSettings, "connection" | "endpointSource" | "tokenSource"> {
-  const endpoint = sourced(r.text("endpoint"), nonEmpty(env.GO_PVE_QEMU_ENDPOINT), "endpoint", "GO_PVE_QEMU_ENDPOINT");
-  const token = sourced(r.text("token"), nonEmpty(env.GO_PVE_QEMU_TOKEN), "token", "GO_PVE_QEMU_TOKEN");
+  const endpoint = sourced(
+    r.text("endpoint"),
+    nonEmpty(env.GO_PVE_QEMU_ENDPOINT),
+    `${ns}:endpoint`,
+    "GO_PVE_QEMU_ENDPOINT",
+  );
+  const token = sourced(r.text("token"), nonEmpty(env.GO_PVE_QEMU_TOKEN), `${ns}:token`, "GO_PVE_QEMU_TOKEN");
   return {
     connection: { endpoint: endpoint.value, token: token.value },
     endpointSource: endpoint.source,
@@ -121,7 +132,7 @@ function sourced(
   key: string,
   envName: string,
 ): { value?: string; source?: string } {
-  if (fromConfig !== undefined) return { value: fromConfig, source: `stack config ${NS}:${key}` };
+  if (fromConfig !== undefined) return { value: fromConfig, source: `stack config ${key}` };
   if (fromEnv !== undefined) return { value: fromEnv, source: `the environment variable ${envName}` };
   return {};
 }

@@ -43,6 +43,10 @@ export interface Fleet {
   /** The engine's environment for this stack (for running `pulumi` directly). */
   env: Record<string, string>;
   setVms(vms: Record<string, object>): Promise<void>;
+  /** The resources a stack holds beside its Vms: the stack itself, and on the dynamic door its StackIdentity. */
+  readonly others: number;
+  /** Sets a provider setting (`endpoint`, `pollIntervalMs`, ...) under the fleet's door's namespace. */
+  setSetting(key: string, value: string): Promise<void>;
   /** `signal`: the Automation API's abort (it sends SIGINT to `pulumi`). */
   up(opts?: { signal?: AbortSignal }): Promise<UpResult>;
   preview(): Promise<PreviewResult>;
@@ -87,14 +91,25 @@ export interface FleetOptions {
    * checkout or another machine wrote.
    */
   installPackage?: boolean;
+  /** The door the program's Vms go through: the dynamic provider (default) or the resource plugin. */
+  door?: Door;
 }
+
+export type Door = "dynamic" | "plugin";
+/** Both doors, for suites that must behave the same through either. */
+export const BOTH_DOORS: Door[] = ["dynamic", "plugin"];
+
+/** Each door's Vm type, and the namespace of its settings. */
+const DOORS = {
+  dynamic: { vmType: "pulumi-nodejs:dynamic/goPveQemu:Vm", ns: "goPveQemu" },
+  plugin: { vmType: "gopveqemu:index:Vm", ns: "gopveqemu" },
+} as const;
 
 interface Checkpoint {
   resources?: (StateResource & { type: string; urn: string })[];
   pending_operations?: { type: string; resource: { urn: string } }[];
 }
 
-const VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";
 const IDENTITY_TYPE = "pulumi-nodejs:dynamic/goPveQemu:StackIdentity";
 
 export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOptions = {}): Promise<Fleet> {
@@ -124,7 +139,12 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
   };
   const pulumiCommand = await PulumiCommand.get({ root: path.dirname(bin), skipVersionCheck: true });
   const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir }, { envVars: env, pulumiCommand });
-  await stack.setConfig("goPveQemu:endpoint", { value: sim.url });
+  const door = DOORS[opts.door ?? "dynamic"];
+  /** A setting under this door's namespace; a `goPveQemu:` key as the tests write them is moved there. */
+  const setSetting = (key: string, value: string) =>
+    stack.setConfig(`${door.ns}:${key.replace(/^goPveQemu:/, "")}`, { value });
+  if (opts.door === "plugin") await stack.setConfig("door", { value: "plugin" });
+  await setSetting("endpoint", sim.url);
 
   const all: Transcript = { events: [], output: [] };
   let last: Transcript = { events: [], output: [] };
@@ -157,6 +177,8 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
     events: all.events,
     output: all.output,
     setVms: (vms) => stack.setConfig("vms", { value: JSON.stringify(vms) }),
+    setSetting,
+    others: opts.door === "plugin" ? 1 : 2,
     up: (o) => stack.up({ ...streams(), ...o }),
     preview: () => stack.preview({ ...streams(), diff: true }),
     refresh: async () => {
@@ -169,14 +191,21 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
     resources: () => {
       const out: Record<string, StateResource> = {};
       for (const r of latest().resources ?? []) {
-        if (String(r.type) === VM_TYPE) out[String(r.urn).split("::").pop()!] = r;
+        if (String(r.type) === door.vmType) out[String(r.urn).split("::").pop()!] = r;
       }
       return out;
     },
     identity: async () => {
       const exported = await stack.exportStack();
-      const resources = (exported.deployment.resources ?? []) as { type: string; outputs?: { identity?: unknown } }[];
-      const found = resources.find((r) => r.type === IDENTITY_TYPE)?.outputs?.identity;
+      const resources = (exported.deployment.resources ?? []) as {
+        type: string;
+        outputs?: { identity?: unknown; stackIdentity?: unknown };
+      }[];
+      // On the plugin door, the identity is an input of the provider (made in its CheckConfig).
+      const found =
+        opts.door === "plugin"
+          ? resources.find((r) => r.type === "pulumi:providers:gopveqemu")?.outputs?.stackIdentity
+          : resources.find((r) => r.type === IDENTITY_TYPE)?.outputs?.identity;
       return typeof found === "string" ? found : String(JSON.parse((found as { plaintext: string }).plaintext));
     },
     pendingOperations: () =>

@@ -2,8 +2,8 @@
 // (signals, stdin, parent, timers, exit) replaced by a fake: the first sign
 // of a cancelled deployment aborts every operation, and the process exits
 // once the operations in flight have answered, or when the grace period ends.
-import { providerCancelWatch } from "../../provider/resource/cancel";
-import { watchCancel, type CancelSources } from "../../provider/resource/cancel-watch";
+import { providerCancelWatch } from "../../provider/calls/cancel";
+import { watchCancel, type CancelSources } from "../../provider/calls/cancel-watch";
 
 function fakeSources(stdinIsPipe = true) {
   const handlers: Record<string, (() => void)[]> = { SIGINT: [], SIGTERM: [], stdin: [] };

@@ -2,7 +2,7 @@
 // lifecycle's and back: the lifecycle knows nothing of Pulumi's.
 import { unknownValue } from "@pulumi/pulumi/runtime/rpc";
 import { UNKNOWN } from "../../provider/lifecycle";
-import { fromEngine, toEngine } from "../../provider/resource/unknowns";
+import { fromEngine, toEngine } from "../../provider/calls/unknowns";
 
 type Impl = typeof import("../../provider/resource/provider-impl");
 

@@ -1,7 +1,11 @@
 // The VMs of stack config `vms` ({ name: VmArgs }); a VM's password comes
 // from the secret config `password-<name>` when set, else from the file that
 // config `passwordFile-<name>` names (a secret kept outside the stack config). The VMs named in config
-// `grouped` (a list) are children of one component resource, `group`.
+// `grouped` (a list) are children of one component resource, `group`. Config
+// `door: plugin` declares them through the resource plugin (gopveqemu:index:Vm)
+// instead of the dynamic provider, as a program in another language would;
+// there, config `servers` ({ name: endpoint }) declares explicit providers, and
+// a VM's `server` names the one it is made through.
 import * as fs from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
 import { Vm, type VmArgs } from "go-pve-qemu-pulumi";
@@ -9,7 +13,37 @@ import { Vm, type VmArgs } from "go-pve-qemu-pulumi";
 const config = new pulumi.Config();
 const declared = config.requireObject<Record<string, VmArgs>>("vms");
 const grouped = config.getObject<string[]>("grouped") ?? [];
+const door = config.get("door") ?? "dynamic";
 const group = grouped.length > 0 ? new pulumi.ComponentResource("test:index:Group", "group") : undefined;
+
+/** The outputs a plugin Vm has (an output exists only for a key among its properties). */
+const OUTPUTS = ["vmid", "ip", "vmName", "node", "user", "cpu", "memoryMb", "diskGb", "running", "password"];
+
+/** A Vm of the resource plugin, declared by its type token alone (no SDK). */
+class PluginVm extends pulumi.CustomResource {
+  constructor(name: string, args: VmArgs, opts: pulumi.CustomResourceOptions) {
+    const props: pulumi.Inputs = Object.fromEntries(OUTPUTS.map((k) => [k, undefined]));
+    super("gopveqemu:index:Vm", name, { ...props, ...args }, opts);
+  }
+}
+
+/** An explicit provider of the resource plugin, for a second server. */
+class PluginProvider extends pulumi.ProviderResource {
+  constructor(name: string, endpoint: string) {
+    super("gopveqemu", name, { endpoint });
+  }
+}
+
+const servers = Object.entries(config.getObject<Record<string, string>>("servers") ?? {});
+const providers = new Map(servers.map(([name, endpoint]) => [name, new PluginProvider(name, endpoint)]));
+
+function declare(name: string, args: VmArgs & { server?: string }, opts: pulumi.CustomResourceOptions): Vm {
+  const { server, ...vm } = args;
+  if (door !== "plugin") return new Vm(name, vm, opts);
+  const provider = server === undefined ? undefined : providers.get(server);
+  if (server !== undefined && provider === undefined) throw new Error(`${name}: no server ${server} in config servers`);
+  return new PluginVm(name, vm, { ...opts, provider }) as unknown as Vm;
+}
 
 const out: Record<string, unknown> = {};
 for (const [name, args] of Object.entries(declared)) {
@@ -17,7 +51,7 @@ for (const [name, args] of Object.entries(declared)) {
   const password =
     config.getSecret(`password-${name}`) ?? (file ? pulumi.secret(fs.readFileSync(file, "utf8").trim()) : undefined);
   const parent = grouped.includes(name) ? group : undefined;
-  const vm = new Vm(name, { ...args, ...(password ? { password } : {}) }, { parent });
+  const vm = declare(name, { ...args, ...(password ? { password } : {}) }, { parent });
   out[name] = {
     vmid: vm.vmid,
     ip: vm.ip,

@@ -31,6 +31,12 @@ const PARENT_POLL_MS = 500;
 
 export interface CancelWatch {
   signal: AbortSignal;
+  /**
+   * The engine's Cancel (it reaches a resource plugin, never a dynamic
+   * provider): the operations in flight stop waiting and answer with what
+   * exists, and the engine records those answers, so the process stays.
+   */
+  cancel(reason: string): void;
   /** Runs `work` as an operation in flight: the process does not exit on abort before it has answered. */
   track<T>(work: Promise<T>): Promise<T>;
 }
@@ -90,6 +96,9 @@ export function watchCancel(sources: CancelSources): CancelWatch {
 
   return {
     signal: controller.signal,
+    cancel(reason) {
+      if (!controller.signal.aborted) controller.abort(new Error(reason));
+    },
     async track(work) {
       inFlight++;
       try {

@@ -1,5 +1,6 @@
 // Signal handlers, a reader of stdin and a watch on the parent belong only to
-// the process whose lifetime they decide: Pulumi's dynamic provider host.
+// the process whose lifetime they decide: Pulumi's dynamic provider host, or
+// the resource plugin's own process.
 // This binds that process's own sources of cancellation (signals, stdin,
 // parent, timers, exit) to the cancellation rules of watchCancel, there and
 // nowhere else (not in tests, not in a program that loads the package).
@@ -59,9 +60,19 @@ let watch: CancelWatch | undefined | null;
  * belong only to the process whose lifetime they decide.
  */
 export function providerCancelWatch(argv = process.argv): CancelWatch | undefined {
+  // The resource plugin's main claims its process itself (claimProcessCancel).
   if (watch === undefined) {
     const host = /[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/.test(argv[1] ?? "");
     watch = host ? watchCancel(processSources) : null;
   }
   return watch ?? undefined;
+}
+
+/**
+ * The resource plugin's process is the plugin's own: its main binds the watch
+ * there, before the first operation, and the engine's Cancel fires it.
+ */
+export function claimProcessCancel(): CancelWatch {
+  watch ||= watchCancel(processSources);
+  return watch;
 }

@@ -11,7 +11,7 @@ import * as lifecycle from "../lifecycle";
 import { providerCancelWatch } from "./cancel";
 import { configIndex } from "./config-index";
 import { engineReporter } from "./engine-log";
-import { readSettings, type ProviderSettings } from "../settings";
+import { DYNAMIC_NS, readSettings, type ProviderSettings } from "../settings";
 
 const clients = new Map<string, GoPveQemuApi>();
 /** Until `configure` runs (it always does first in the engine), the environment alone. */
@@ -25,10 +25,20 @@ let settingsError: Error | undefined;
 /** Every string in the stack config, to the key that holds it (see configIndex). */
 let stackConfig = new Map<string, string>();
 
+/** The dynamic provider's configure: the whole stack config, `goPveQemu:*` keys read. */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-  stackConfig = configIndex(req.config);
+  applySettings((key) => req.config.get(key), configIndex(req.config), DYNAMIC_NS);
+}
+
+/**
+ * The settings of this provider process, read through `get` (a lookup by full
+ * key, `<ns>:<key>`) and the environment; `index` finds the config key that
+ * holds a value. Both doors configure through here.
+ */
+export function applySettings(get: (key: string) => unknown, index: Map<string, string>, ns: string): void {
+  stackConfig = index;
   try {
-    settings = readSettings((key) => req.config.get(key), process.env);
+    settings = readSettings(get, process.env, ns);
     settingsError = undefined;
   } catch (err) {
     settingsError = err instanceof Error ? err : new Error(String(err));
@@ -77,6 +87,13 @@ let knownNodes: lifecycle.ServerNodes | undefined;
 function serverNodes(): lifecycle.ServerNodes {
   knownNodes ??= lifecycle.fileServerNodes(lifecycle.defaultJournalDir(process.env));
   return knownNodes;
+}
+
+/** The node the server at this endpoint calls its own, when an install on this machine showed it. */
+export function serverNodeOf(endpoint: string): Promise<string | undefined> {
+  return serverNodes()
+    .get(endpoint)
+    .catch(() => undefined);
 }
 
 /** The checks that see every resource of the program and ask the server, for the settings they were made with. */

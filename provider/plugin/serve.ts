@@ -1,0 +1,58 @@
+// The resource plugin: the Vm and the functions served over Pulumi's
+// provider protocol by the Node.js SDK's plugin server, for programs in every
+// Pulumi language. Thin like the dynamic door: the calls are the shared ones.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { main, type Provider } from "@pulumi/pulumi/provider";
+import { claimProcessCancel } from "../calls";
+import { packageSchema } from "../package-schema";
+import { answerConfigCalls } from "./config-rpc";
+import { invoke } from "./functions";
+import { PACKAGE } from "./provider-config";
+import { vmMethods } from "./vm-provider";
+
+const VM_TYPE = `${PACKAGE}:index:Vm`;
+
+/** The package's folder: package.json beside dist/ (or beside provider/ when run from source). */
+function packageRoot(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, "package.json"))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`no package.json above ${__dirname}`);
+    dir = up;
+  }
+  return dir;
+}
+
+/** Only a Vm is a resource of this provider: any other type is the engine's mistake, said as such. */
+function forVm<A extends unknown[], R>(f: (...args: A) => Promise<R>, urnAt: number) {
+  return (...args: A): Promise<R> => {
+    const urn = String(args[urnAt]);
+    const type = urn.split("::")[2]?.split("$").pop();
+    if (type !== VM_TYPE)
+      return Promise.reject(new Error(`unknown resource type ${type ?? urn}; this provider has ${VM_TYPE}`));
+    return f(...args);
+  };
+}
+
+export async function serve(args: string[]): Promise<void> {
+  const root = packageRoot();
+  const version = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
+  const watch = claimProcessCancel();
+  const provider: Provider = {
+    version,
+    // The schema made from the zod schemas, as schema/schema.json holds it (lint keeps the two equal).
+    getSchema: async () => JSON.stringify(packageSchema(version)),
+    check: forVm(vmMethods.check, 0),
+    diff: forVm(vmMethods.diff, 1),
+    create: forVm(vmMethods.create, 0),
+    read: forVm(vmMethods.read, 1),
+    update: forVm(vmMethods.update, 1),
+    delete: forVm(vmMethods.delete, 1),
+    invoke,
+    // The engine's Cancel (one Ctrl-C): installs in flight stop waiting and answer with what exists.
+    cancel: async () => watch.cancel("the deployment was cancelled (Ctrl-C, or the engine's Cancel)"),
+  };
+  answerConfigCalls();
+  await main(provider, args);
+}

@@ -1,0 +1,8 @@
+// The gopveqemu resource plugin from a YAML program, through the real engine
+// against the simulator: the six things every consumer does (six-things.ts).
+import { yamlDriver } from "./drivers";
+import { sixThings } from "./six-things";
+
+jest.setTimeout(300_000);
+
+sixThings("YAML", yamlDriver);
