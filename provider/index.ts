@@ -8,4 +8,13 @@ export { byFreeMemory, getNodes, getVms, pickEmptiest } from "./data";
 export type { ClusterArgs, NodeInfo, VmInfo } from "./data";
 // Bringing existing VMs in: the program that adopts a server's VMs (also `npx go-pve-qemu-pulumi discover`).
 export { discover, DiscoverOptionError } from "./discover";
-export type { AdoptArgs, AdoptedVm, DiscoverOption, DiscoverOptions, Discovery, SkippedVm } from "./discover";
+export type {
+  AdoptArgs,
+  AdoptedVm,
+  DiscoverOption,
+  DiscoverOptions,
+  Discovery,
+  ImportEntry,
+  ImportFile,
+  SkippedVm,
+} from "./discover";

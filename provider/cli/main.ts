@@ -56,17 +56,27 @@ async function runDiscover(argv: string[]): Promise<void> {
     excludeStackExports: cmd.exports,
     ...(cmd.timeoutMs !== undefined ? { timeoutMs: cmd.timeoutMs } : {}),
   });
-  // With the program on stdout, the report goes to stderr.
-  const say = (line: string): boolean => (cmd.out === "-" ? process.stderr : process.stdout).write(`${line}\n`);
+  // With a file on stdout, the report goes to stderr.
+  const toStdout = cmd.out === "-" || cmd.importFile === "-";
+  const say = (line: string): boolean => (toStdout ? process.stderr : process.stdout).write(`${line}\n`);
   found.report.forEach(say);
-  if (cmd.out === "-") {
-    process.stdout.write(found.program);
-    return;
-  }
-  fs.writeFileSync(cmd.out, found.program);
-  say(`wrote ${cmd.out}: ${found.adopted.length} Vm${found.adopted.length === 1 ? "" : "s"} with adopt: true`);
-  if (found.adopted.length > 0) {
+  const vms = `${found.adopted.length} Vm${found.adopted.length === 1 ? "" : "s"}`;
+  /** To stdout, or to the file, said in the report's stream. */
+  const write = (file: string | undefined, text: string, what: string): void => {
+    if (file === "-") process.stdout.write(text);
+    else if (file !== undefined) {
+      fs.writeFileSync(file, text);
+      say(`wrote ${file}: ${vms} ${what}`);
+    }
+  };
+  write(cmd.out, found.program, "with adopt: true");
+  write(cmd.importFile, `${JSON.stringify(found.importFile, null, 2)}\n`, "to import");
+  if (found.adopted.length === 0) return;
+  if (cmd.out !== undefined && cmd.out !== "-") {
     say(`next: pulumi config set goPveQemu:endpoint ${found.endpoint}, then pulumi preview and pulumi up`);
+  }
+  if (cmd.importFile !== undefined && cmd.importFile !== "-") {
+    say(`next: pulumi config set gopveqemu:endpoint ${found.endpoint}, then pulumi import --file ${cmd.importFile}`);
   }
 }
 

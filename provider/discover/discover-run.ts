@@ -11,6 +11,7 @@ import { describeVm } from "./describe";
 import type { Description } from "./describe";
 import { DiscoverOptionError } from "./discover-option-error";
 import { heldVms } from "./exports";
+import { importFileOf } from "./import-file";
 import type { HeldVm } from "./exports";
 import { resourceNames } from "./names";
 import { readOnlyClient } from "./read-only";
@@ -125,5 +126,5 @@ function assemble(endpoint: string, listed: number, described: Description[], so
   }));
   const result = { endpoint, adopted, held: sorted.held, disabled: sorted.disabled, undeclared };
   const program = renderProgram({ endpoint, declarations, held: sorted.held, disabled: sorted.disabled });
-  return { ...result, program, report: reportLines(result, listed) };
+  return { ...result, program, importFile: importFileOf(adopted), report: reportLines(result, listed) };
 }

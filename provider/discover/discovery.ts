@@ -38,6 +38,18 @@ export interface SkippedVm {
   reasons: string[];
 }
 
+/** One entry of Pulumi's bulk import file: the resource name, and the VMID as the resource's id. */
+export interface ImportEntry {
+  type: "gopveqemu:index:Vm";
+  name: string;
+  id: string;
+}
+
+/** Pulumi's bulk import file (`resources` only: the default provider, no parent). */
+export interface ImportFile {
+  resources: ImportEntry[];
+}
+
 export interface Discovery {
   /** The endpoint discovered. */
   endpoint: string;
@@ -55,6 +67,13 @@ export interface Discovery {
   undeclared: SkippedVm[];
   /** The TypeScript program that declares `adopted`. */
   program: string;
+  /**
+   * `adopted` as Pulumi's bulk import file (write it as JSON for
+   * `pulumi import --file`, or give its `resources` to the Automation API's
+   * `stack.import()`): the resource plugin's `gopveqemu:index:Vm`, named as in
+   * `program`, the VMID as id.
+   */
+  importFile: ImportFile;
   /** What was found, left out and approximated, as lines for a person. */
   report: string[];
 }

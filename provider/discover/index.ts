@@ -6,7 +6,7 @@
 // and a program that only declares Vms must not pay for the HTTP client.
 import type { DiscoverOptions, Discovery } from "./discovery";
 
-export type { AdoptArgs, AdoptedVm, DiscoverOptions, Discovery, SkippedVm } from "./discovery";
+export type { AdoptArgs, AdoptedVm, DiscoverOptions, Discovery, ImportEntry, ImportFile, SkippedVm } from "./discovery";
 export { DiscoverOptionError } from "./discover-option-error";
 export type { DiscoverOption } from "./discover-option-error";
 

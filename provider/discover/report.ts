@@ -3,7 +3,7 @@
 // the counts.
 import type { AdoptedVm, Discovery, SkippedVm } from "./discovery";
 
-export function reportLines(d: Omit<Discovery, "report" | "program">, listed: number): string[] {
+export function reportLines(d: Omit<Discovery, "report" | "program" | "importFile">, listed: number): string[] {
   const lines = [`the go-pve-qemu server at ${d.endpoint} lists ${listed} VM${listed === 1 ? "" : "s"}`];
   for (const vm of d.adopted) lines.push(`  adopt         ${adoptedLine(vm)}`);
   for (const vm of d.held) lines.push(`  held          ${skippedLine(vm)}`);

@@ -72,6 +72,51 @@ test("--out - writes the program to stdout and the report to stderr; the endpoin
   );
 });
 
+test("--import-file alone writes Pulumi's bulk import file and no program; it too needs --force to overwrite", async () => {
+  const file = path.join(dir, "vms.json");
+  fs.rmSync(path.join(dir, "adopted.ts"), { force: true });
+  const run = await cli(["discover", "--endpoint", sim.url, "--import-file", "vms.json"]);
+  expect(run).toMatchObject({ code: 0, stderr: "" });
+  expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({
+    resources: [{ type: "gopveqemu:index:Vm", name: "web", id: "120" }],
+  });
+  expect(run.stdout).toContain("wrote vms.json: 1 Vm to import");
+  expect(run.stdout).toContain(
+    `next: pulumi config set gopveqemu:endpoint ${sim.url}, then pulumi import --file vms.json`,
+  );
+  expect(run.stdout).not.toContain("adopt: true");
+  expect(fs.existsSync(path.join(dir, "adopted.ts"))).toBe(false);
+
+  const again = await cli(["discover", "--endpoint", sim.url, "--import-file", "vms.json"]);
+  expect(again.code).toBe(2);
+  expect(again.stderr).toContain("--import-file vms.json: the file exists; give --force to overwrite it");
+  expect((await cli(["discover", "--endpoint", sim.url, "--import-file", "vms.json", "--force"])).code).toBe(0);
+});
+
+test("--import-file - writes the file to stdout and the report to stderr; with --out both are written", async () => {
+  const run = await cli(["discover", "--endpoint", sim.url, "--import-file", "-"]);
+  expect(run.code).toBe(0);
+  expect(JSON.parse(run.stdout)).toEqual({ resources: [{ type: "gopveqemu:index:Vm", name: "web", id: "120" }] });
+  expect(run.stderr).toContain("1 to adopt, 0 held by the stacks given, 1 protected by .go_qemu_disabled");
+
+  const both = await cli(["discover", "--endpoint", sim.url, "--out", "both.ts", "--import-file", "both.json"]);
+  expect(both.code).toBe(0);
+  expect(fs.readFileSync(path.join(dir, "both.ts"), "utf8")).toMatch(/web: new Vm\("web", \{/);
+  expect(JSON.parse(fs.readFileSync(path.join(dir, "both.json"), "utf8")).resources).toHaveLength(1);
+});
+
+test("a server with no VM to adopt: an import file with no resources", async () => {
+  const empty = await startSimulator({ speed: 1000 });
+  try {
+    const run = await cli(["discover", "--endpoint", empty.url, "--import-file", "-"]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ resources: [] });
+    expect(run.stderr).toContain("0 to adopt");
+  } finally {
+    await empty.close();
+  }
+});
+
 test.each([
   [[], /^go-pve-qemu-pulumi discover: --endpoint: is required \(or GO_PVE_QEMU_ENDPOINT\)/],
   [["--endpoint", "10.0.0.5:8080"], /--endpoint 10\.0\.0\.5:8080: is not an http\(s\) URL/],
@@ -81,6 +126,13 @@ test.each([
   [["--exclude-stack-export", "missing.json"], /--exclude-stack-export missing\.json: cannot be read \(no such file\)/],
   [["--exclude-stack-export", "bad.json"], /--exclude-stack-export bad\.json: is not JSON/],
   [["--out", "no/such/folder/adopted.ts"], /--out no\/such\/folder\/adopted\.ts: its folder does not exist/],
+  [["--import-file", "no/such/vms.json"], /--import-file no\/such\/vms\.json: its folder does not exist/],
+  [["--import-file", "-"], /--import-file -: stdout is --out's already; write one of them to a file/],
+  [
+    ["--out", "same.json", "--import-file", "same.json"],
+    /--import-file same\.json: is --out's file too; give each its own/,
+  ],
+  [["--import-file"], /Option '--import-file <value>' argument missing/],
 ])("a bad command line %j: exit code 2, the flag named, nothing asked", async (args, message) => {
   fs.writeFileSync(path.join(dir, "bad.json"), "{ not json");
   const lists = sim.stats().requests.list ?? 0;

@@ -1,10 +1,13 @@
 // discover() against the simulator: what it declares and how, what it
 // leaves out and says why, that it never writes to the server, that its
 // program is valid TypeScript and the same on every run, and how it fails.
+import * as fs from "node:fs";
+import * as path from "node:path";
 import * as ts from "typescript";
 import { discover, DiscoverOptionError, type Discovery } from "../../provider/discover";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
 import { freePort } from "../../scripts/ports";
+import { ROOT } from "../../scripts/engine-env";
 
 const VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";
 
@@ -149,6 +152,30 @@ test("leaves out what the stacks hold, what the server protects, and what no dec
   expect(why[140]).toMatch(/^os: the list gives "", not one of debian, ubuntu, rockylinux/);
   expect(why[143]).toMatch(/carries a Pulumi resource's hash/);
   expect(why[300]).toMatch(/^vmid: 300 is out of range; allowed 100\.\.254/);
+});
+
+test("the bulk import file holds the adopted VMs alone, by VMID, named as the program names them", () => {
+  const { resources } = found.importFile;
+  expect(resources.map((r) => r.id)).toEqual(["120", "121", "122", "123", "141", "142", "144"]);
+  expect(resources.slice(0, 3)).toEqual([
+    { type: "gopveqemu:index:Vm", name: "web", id: "120" },
+    { type: "gopveqemu:index:Vm", name: "legacy", id: "121" },
+    { type: "gopveqemu:index:Vm", name: "vm-122", id: "122" },
+  ]);
+  expect(resources.map((r) => r.name)).toEqual(found.adopted.map((v) => v.resourceName));
+  // Held, protected and undeclared VMs stay out: importing them would take another stack's VM, or fail.
+  const left = [...found.held, ...found.disabled, ...found.undeclared].map((v) => String(v.vmid));
+  expect(left).toHaveLength(6);
+  for (const id of left) expect(resources.map((r) => r.id)).not.toContain(id);
+  // Each entry is only what `pulumi import --file` reads: type, name, id.
+  for (const r of resources) expect(Object.keys(r).sort()).toEqual(["id", "name", "type"]);
+});
+
+test("the import file's type is the resource plugin's Vm, as the package schema names it", () => {
+  const schema = JSON.parse(fs.readFileSync(path.join(ROOT, "schema", "schema.json"), "utf8")) as {
+    resources: Record<string, unknown>;
+  };
+  expect(Object.keys(schema.resources)).toContain(found.importFile.resources[0]!.type);
 });
 
 test("writes nothing to the server and asks for the list once", () => {
