@@ -7,6 +7,7 @@
 // before it, `<!-- snippet: fragment (why) -->`, with `given: a, b` naming what
 // its surroundings provide; it is type-checked only. The examples' own
 // programs run in test/examples, one test each.
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -64,6 +65,26 @@ const SNIPPETS = [
 const programs = SNIPPETS.filter((s) => s.fragment === undefined);
 const fragments = SNIPPETS.filter((s) => s.fragment !== undefined);
 
+const SDK_PACKAGE = "@go-pve-qemu/pulumi";
+
+/** The generated Node.js SDK compiled into `<dir>/node_modules`, as a user's project holds it once installed. */
+function installSdk(dir: string): void {
+  const sdk = path.join(ROOT, "sdk", "nodejs");
+  const installed = path.join(dir, "node_modules", ...SDK_PACKAGE.split("/"));
+  execFileSync(
+    process.execPath,
+    [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", sdk, "--outDir", installed],
+    {
+      stdio: "pipe",
+    },
+  );
+  const manifest = JSON.parse(fs.readFileSync(path.join(sdk, "package.json"), "utf8")) as Record<string, unknown>;
+  fs.writeFileSync(
+    path.join(installed, "package.json"),
+    JSON.stringify({ ...manifest, main: "index.js", types: "index.d.ts" }),
+  );
+}
+
 /** A fragment as a module: its imports on top, the rest in a function, with what its surroundings give declared. */
 function fragmentModule(s: Snippet): string {
   const lines = s.code.split("\n");
@@ -79,7 +100,7 @@ function fragmentModule(s: Snippet): string {
 describe("the snippets", () => {
   test("are found, and few are fragments, each saying why", () => {
     expect(programs.length).toBeGreaterThanOrEqual(3);
-    expect(fragments.map((f) => f.where)).toHaveLength(2);
+    expect(fragments.map((f) => f.where)).toHaveLength(3);
     for (const f of fragments) expect(f.fragment!.length).toBeGreaterThan(10);
     // the placement snippet is a whole program, run below
     expect(programs.some((p) => p.code.includes("getNodes().apply(pickEmptiest)"))).toBe(true);
@@ -114,6 +135,8 @@ describe("the snippets", () => {
           baseUrl: ROOT,
           paths: {
             "go-pve-qemu-pulumi": [path.join(ROOT, "provider", "index.ts")],
+            // The resource plugin's SDK, as generated (sdk/nodejs)
+            [SDK_PACKAGE]: [path.join(ROOT, "sdk", "nodejs", "index.ts")],
             "@pulumi/pulumi": [path.join(ROOT, "node_modules", "@pulumi", "pulumi")],
             "@pulumi/pulumi/*": [path.join(ROOT, "node_modules", "@pulumi", "pulumi", "*")],
           },
@@ -140,7 +163,10 @@ describe("the snippets", () => {
       "name: readme-snippet\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: index.ts\n",
     );
     fs.writeFileSync(path.join(dir, "index.ts"), snippet.code);
-    const fleet = await newFleet({ nodes: ["pve1", "pve2"] }, { program: dir });
+    // A program on the plugin's SDK runs through the plugin, with the SDK in its node_modules.
+    const onSdk = snippet.code.includes(`from "${SDK_PACKAGE}"`);
+    if (onSdk) installSdk(dir);
+    const fleet = await newFleet({ nodes: ["pve1", "pve2"] }, { program: dir, door: onSdk ? "plugin" : "dynamic" });
     try {
       // What getNodes() will read: the node a placement snippet picks.
       const picked = pickEmptiest((await readCluster({ endpoint: fleet.sim.url }, 5000)).nodes);
