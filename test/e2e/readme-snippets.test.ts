@@ -7,7 +7,6 @@
 // before it, `<!-- snippet: fragment (why) -->`, with `given: a, b` naming what
 // its surroundings provide; it is type-checked only. The examples' own
 // programs run in test/examples, one test each.
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -16,6 +15,7 @@ import { pickEmptiest } from "../../provider/data";
 import { readCluster } from "../../provider/cluster";
 import { ROOT } from "../../scripts/engine-env";
 import { newFleet } from "./harness";
+import { installSdk, SDK_PACKAGE } from "./sdk";
 
 jest.setTimeout(300_000);
 
@@ -64,26 +64,6 @@ const SNIPPETS = [
 ];
 const programs = SNIPPETS.filter((s) => s.fragment === undefined);
 const fragments = SNIPPETS.filter((s) => s.fragment !== undefined);
-
-const SDK_PACKAGE = "@go-pve-qemu/pulumi";
-
-/** The generated Node.js SDK compiled into `<dir>/node_modules`, as a user's project holds it once installed. */
-function installSdk(dir: string): void {
-  const sdk = path.join(ROOT, "sdk", "nodejs");
-  const installed = path.join(dir, "node_modules", ...SDK_PACKAGE.split("/"));
-  execFileSync(
-    process.execPath,
-    [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", sdk, "--outDir", installed],
-    {
-      stdio: "pipe",
-    },
-  );
-  const manifest = JSON.parse(fs.readFileSync(path.join(sdk, "package.json"), "utf8")) as Record<string, unknown>;
-  fs.writeFileSync(
-    path.join(installed, "package.json"),
-    JSON.stringify({ ...manifest, main: "index.js", types: "index.d.ts" }),
-  );
-}
 
 /** A fragment as a module: its imports on top, the rest in a function, with what its surroundings give declared. */
 function fragmentModule(s: Snippet): string {
