@@ -4,7 +4,8 @@
 // program's `up` and `destroy` against the simulator through the real engine,
 // with no plugin on PATH (this checkout's bin/ left out, ambient plugins
 // ignored) and no Node.js 22 on PATH: the engine can only run the installed
-// copy, and that copy only with the Node.js it brings.
+// copy, and that copy only with the Node.js it brings. And the launcher's own
+// folder named in Pulumi.yaml (`plugins.providers[].path`), nothing installed.
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -76,7 +77,7 @@ outputs:
   vmid: \${web.vmid}
 `;
 
-describe("the plugin's release tarball, installed with `pulumi plugin install`", () => {
+describe("the resource plugin as a user installs it", () => {
   let tmp: string;
   let tarball: string;
   let sim: SimulatorHandle;
@@ -153,6 +154,30 @@ describe("the plugin's release tarball, installed with `pulumi plugin install`",
 
     const destroy = await pulumi("destroy", "--yes");
     expect(destroy).toMatchObject({ code: 0 });
+    expect(sim.vms()).toEqual([]);
+  });
+
+  it("or the package's own launcher, its folder named in Pulumi.yaml: up and destroy with nothing installed", async () => {
+    // A Pulumi home of its own, with no plugin installed: only the folder Pulumi.yaml names can serve.
+    const project = path.join(tmp, "project-by-path");
+    for (const d of [project, path.join(tmp, "backend-by-path"), path.join(tmp, "home-by-path")]) fs.mkdirSync(d);
+    const program = PROGRAM.replace("name: plugin-tarball\nruntime: yaml\n", "name: plugin-by-path\nruntime: yaml\n");
+    const plugins = `plugins:\n  providers:\n    - name: gopveqemu\n      path: ${path.join(ROOT, "bin")}\n`;
+    fs.writeFileSync(path.join(project, "Pulumi.yaml"), program + plugins);
+    const byPath = {
+      ...env,
+      ...engineEnv({ backendDir: path.join(tmp, "backend-by-path"), homeDir: path.join(tmp, "home-by-path") }),
+      PATH: env.PATH,
+    };
+    const cli = (...args: string[]) => run("pulumi", [...args, "--non-interactive"], project, byPath);
+    expect((await cli("stack", "init", "dev")).code).toBe(0);
+    expect((await cli("config", "set", "gopveqemu:endpoint", sim.url)).code).toBe(0);
+    const up = await cli("up", "--yes");
+    expect(up).toMatchObject({ code: 0 });
+    expect(up.out).toMatch(/\+\s+gopveqemu:index:Vm\s+web\s+created/);
+    expect(sim.vms()).toHaveLength(1);
+    expect(fs.existsSync(path.join(tmp, "home-by-path", "plugins"))).toBe(false);
+    expect((await cli("destroy", "--yes")).code).toBe(0);
     expect(sim.vms()).toEqual([]);
   });
 
