@@ -15,6 +15,7 @@ import { pickEmptiest } from "../../provider/data";
 import { readCluster } from "../../provider/cluster";
 import { ROOT } from "../../scripts/engine-env";
 import { newFleet } from "./harness";
+import { installSdk, SDK_PACKAGE } from "./sdk";
 
 jest.setTimeout(300_000);
 
@@ -79,7 +80,7 @@ function fragmentModule(s: Snippet): string {
 describe("the snippets", () => {
   test("are found, and few are fragments, each saying why", () => {
     expect(programs.length).toBeGreaterThanOrEqual(3);
-    expect(fragments.map((f) => f.where)).toHaveLength(2);
+    expect(fragments.map((f) => f.where)).toHaveLength(3);
     for (const f of fragments) expect(f.fragment!.length).toBeGreaterThan(10);
     // the placement snippet is a whole program, run below
     expect(programs.some((p) => p.code.includes("getNodes().apply(pickEmptiest)"))).toBe(true);
@@ -114,6 +115,8 @@ describe("the snippets", () => {
           baseUrl: ROOT,
           paths: {
             "go-pve-qemu-pulumi": [path.join(ROOT, "provider", "index.ts")],
+            // The resource plugin's SDK, as generated (sdk/nodejs)
+            [SDK_PACKAGE]: [path.join(ROOT, "sdk", "nodejs", "index.ts")],
             "@pulumi/pulumi": [path.join(ROOT, "node_modules", "@pulumi", "pulumi")],
             "@pulumi/pulumi/*": [path.join(ROOT, "node_modules", "@pulumi", "pulumi", "*")],
           },
@@ -140,7 +143,10 @@ describe("the snippets", () => {
       "name: readme-snippet\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: index.ts\n",
     );
     fs.writeFileSync(path.join(dir, "index.ts"), snippet.code);
-    const fleet = await newFleet({ nodes: ["pve1", "pve2"] }, { program: dir });
+    // A program on the plugin's SDK runs through the plugin, with the SDK in its node_modules.
+    const onSdk = snippet.code.includes(`from "${SDK_PACKAGE}"`);
+    if (onSdk) installSdk(dir);
+    const fleet = await newFleet({ nodes: ["pve1", "pve2"] }, { program: dir, door: onSdk ? "plugin" : "dynamic" });
     try {
       // What getNodes() will read: the node a placement snippet picks.
       const picked = pickEmptiest((await readCluster({ endpoint: fleet.sim.url }, 5000)).nodes);

@@ -5,7 +5,7 @@
 // real engine. It proves that the serialized provider finds its
 // implementation in the user's node_modules, not in this checkout, and that
 // installing the package runs no install script of ours.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -76,11 +76,11 @@ describe("the packed package in a project of its own", () => {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  it("ships the built provider and simulator, their types, README and LICENSE only", () => {
+  it("ships the built provider and simulator, their types, the plugin launcher, README and LICENSE only", () => {
     const outside = tarballFiles.filter(
       (f) =>
         !/^dist\/(provider|simulator)\/.+\.(js|d\.ts)$/.test(f) &&
-        !["LICENSE", "README.md", "package.json"].includes(f),
+        !["LICENSE", "README.md", "package.json", "bin/pulumi-resource-gopveqemu"].includes(f),
     );
     expect(outside).toEqual([]);
     expect(tarballFiles).toContain("dist/provider/index.d.ts");
@@ -95,8 +95,36 @@ describe("the packed package in a project of its own", () => {
     for (const script of ["preinstall", "install", "postinstall", "prepare"])
       expect(manifest.scripts[script]).toBeUndefined();
     // The command line, `npx go-pve-qemu-pulumi discover`
-    expect(manifest.bin).toEqual({ "go-pve-qemu-pulumi": "dist/provider/cli/index.js" });
+    // and the resource plugin's launcher, for the engine to find on PATH (node_modules/.bin).
+    expect(manifest.bin).toEqual({
+      "go-pve-qemu-pulumi": "dist/provider/cli/index.js",
+      "pulumi-resource-gopveqemu": "bin/pulumi-resource-gopveqemu",
+    });
     expect(tarballFiles).toContain("dist/provider/cli/index.js");
+    expect(tarballFiles).toContain("dist/provider/plugin/entry.js");
+  });
+
+  it("serves the resource plugin from the project's node_modules/.bin, on the Node.js first on PATH", async () => {
+    // The launcher npm linked, the project's @pulumi/pulumi, and Node.js 22 from PATH (the project brings none).
+    const launcher = path.join(project, "node_modules", ".bin", "pulumi-resource-gopveqemu");
+    const machinePath = (process.env.PATH ?? "").split(path.delimiter).filter((d) => !d.includes("node_modules"));
+    const child = spawn(launcher, [], {
+      cwd: project,
+      env: { ...process.env, PATH: [path.dirname(process.execPath), ...machinePath].join(path.delimiter) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    // A plugin that starts prints the port it serves on, as the engine reads it, and keeps serving.
+    const first = await Promise.race([
+      new Promise<string>((resolve) => child.stdout.on("data", () => /\n/.test(out) && resolve(out))),
+      exited.then((code) => `exited ${code}: ${out}`),
+    ]);
+    child.kill("SIGTERM");
+    await exited;
+    expect(first).toMatch(/^\d+\n/);
   });
 
   it("runs `npx go-pve-qemu-pulumi discover` from the project, and the program it writes type-checks there", async () => {
