@@ -87,7 +87,7 @@ function runtimePackages(): string[] {
 /** The files the tarball is made from, relative to ROOT (node_modules apart). */
 function ownFiles(): string[] {
   const dist = path.join(ROOT, "dist", "provider");
-  if (!fs.existsSync(path.join(dist, "plugin", "main.js")))
+  if (!fs.existsSync(path.join(dist, "plugin", "entry.js")))
     throw new Error("dist/provider is not built: npm run build");
   const under = (d: string) =>
     (fs.readdirSync(path.join(ROOT, d), { recursive: true }) as string[])
