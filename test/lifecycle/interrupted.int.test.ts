@@ -7,7 +7,16 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { DEFAULT_TIMING, PartialError, check, create } from "../../provider/lifecycle";
+import {
+  DEFAULT_TIMING,
+  PartialError,
+  check,
+  create,
+  diff,
+  foreseeSettle,
+  read,
+  update,
+} from "../../provider/lifecycle";
 import type { LifecycleContext, VmInputs } from "../../provider/lifecycle";
 import { CODES } from "../../provider/lifecycle/model/lifecycle-error";
 import { LIMITS } from "../../provider/lifecycle/model/input-rules";
@@ -22,7 +31,10 @@ const URN = "urn:pulumi:dev::fleet::pulumi-nodejs:dynamic/goPveQemu:Vm::web";
 const ID = "c0ffee00c0ffee00c0ffee00c0ffee00";
 /** The twins: the same project, stack and resource names, on another backend. */
 const TWIN_ID = "7e57ab1e7e57ab1e7e57ab1e7e57ab1e";
-const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000 };
+/** Following each install to its verdict (goPveQemu:waitForInstalls): the timeline's rules at work. */
+const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000, settleWaitMs: Number.POSITIVE_INFINITY };
+/** The defaults: a takeover that the server's answers cannot settle within settleWaitMs is recorded at once. */
+const SHORT = { ...DEFAULT_TIMING, pollIntervalMs: 5_000 };
 
 let h: Harness;
 let dir: string;
@@ -170,6 +182,73 @@ describe("a second create after an interrupted one takes its VM over: no duplica
     expect(
       messages(ctx.lines, "warn").some((m) => /VM .*\(157\) carries this stack's mark .* removing it/.test(m)),
     ).toBe(true);
+  });
+});
+
+describe("a takeover the server cannot settle yet is recorded at once, and settled later", () => {
+  /** The clock of a later run, that starts at `t`. */
+  const from = (t: number) => {
+    const c = simClock(SPEED);
+    const ahead = t - c.now();
+    return { ...c, now: () => c.now() + ahead };
+  };
+
+  test("the installs finished after a double Ctrl-C: recorded as unconfirmed within the short wait, settled by a refresh after the bound", async () => {
+    const inputs = declared({ name: "dc", vmid: 162 });
+    await killedAt(inputs, /VM created successfully/);
+    await h.sim.idle(); // the server finished the install while nobody listened
+    const clock = simClock(SPEED);
+    const ctx = ctxFor({ clock, timing: SHORT });
+    const { id, state } = await create(inputs, ctx);
+    expect(clock.slept()).toBeLessThan(2 * 60_000);
+    expect(h.sim.vms().map((vm) => vm.vmid)).toEqual([162]);
+    expect(state).toMatchObject({ vmid: 162, vmName: "dc-162", running: true, installState: "unconfirmed" });
+    const lost = state.installLost!;
+    expect(lost.reason).toMatch(/its install may still be running/);
+    // settled from the install's start (the journal's) plus the bound: not from the takeover
+    expect(lost.settleBy).toBeGreaterThan(clock.now());
+    expect(lost.settleBy).toBeLessThan(clock.now() + 40 * 60_000);
+    const warned = messages(ctx.lines, "warn").find((m) => /^VM dc-162 \(162\) is recorded as unconfirmed/.test(m));
+    expect(warned).toMatch(/VM dc-162 \(162\) is recorded as unconfirmed .* it can be settled from \d{4}-\d\d-\d\dT/);
+    expect(journalFiles()).toEqual([]); // state holds it now
+
+    // The next up before the bound: an update that only settles, bounded by the short wait, and kept as it is.
+    expect(diff(id, state, inputs).update).toEqual(["installState"]);
+    const next = simClock(SPEED);
+    const kept = await update(id, state, inputs, ctxFor({ clock: next, timing: SHORT }));
+    expect(next.slept()).toBeLessThan(2 * 60_000);
+    expect(kept).toMatchObject({ installState: "unconfirmed", installLost: { settleBy: lost.settleBy } });
+    // ...while an update that would act on the VM is refused, nothing changed
+    const acting = update(id, state, { ...inputs, cpu: 4 }, ctxFor({ clock: simClock(SPEED), timing: SHORT }));
+    await expect(acting).rejects.toThrow(/its install is still not settled \(.*\); nothing was changed/);
+    expect(h.sim.vm(162)).toMatchObject({ cpu: 2, status: "running" });
+  });
+
+  test("the refresh after the bound leaves it confirmed", async () => {
+    const inputs = declared({ name: "rf", vmid: 163 });
+    await killedAt(inputs, /VM created successfully/);
+    await h.sim.idle();
+    const { id, state } = await create(inputs, ctxFor({ timing: SHORT }));
+    expect(state.installState).toBe("unconfirmed");
+    // What the next up will do, said at preview from what the server shows now
+    const preview = ctxFor({ timing: SHORT });
+    await foreseeSettle(id, state, preview);
+    expect(messages(preview.lines, "warn")).toEqual([
+      expect.stringMatching(
+        /^VM rf-163 \(163\): its install is unconfirmed \(.*\); as the server shows it now, up follows it for up to 30 s, then keeps it unconfirmed: .* from \d{4}-/,
+      ),
+    ]);
+    const later = ctxFor({ timing: SHORT, clock: from(state.installLost!.settleBy + 1_000) });
+    await foreseeSettle(id, state, later);
+    expect(messages(later.lines, "warn")).toEqual([
+      expect.stringMatching(/as the server shows it now, up records it as installed/),
+    ]);
+    const early = await read(id, state, ctxFor({ timing: SHORT }));
+    expect(early?.state).toMatchObject({ installState: "unconfirmed" });
+    const after = await read(id, state, ctxFor({ timing: SHORT, clock: from(state.installLost!.settleBy + 1_000) }));
+    expect(after?.state).toMatchObject({ vmid: 163, installComplete: true });
+    expect(after?.state.installState).toBeUndefined();
+    expect(after?.state.installLost).toBeUndefined();
   });
 });
 

@@ -26,7 +26,7 @@ import type { LostInstall } from "../model";
 import { CODES, LifecycleError, realName } from "../model";
 import { exists, lookAt } from "../observe";
 import type { Sight } from "../observe";
-import { failWithVm, finishCreate } from "./record";
+import { failWithVm, finishCreate, recordUnconfirmed } from "./record";
 import type { CreateResult, InstallJob, Sighting } from "./record";
 import type { Observation } from "../observe";
 import type { InstallTicket } from "./vmid-lock";
@@ -61,17 +61,23 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
   const fromNow = timelineOf({ step: at.step, phase: at.phase, lostAt: clock.now() }, open, withNode);
   const started = at.began === undefined ? fromNow : sinceStart(fromNow, at.began, open, withNode);
   const t = at.reached === undefined ? started : sincePhase(started, at.reached, open, withNode);
-  const capAt = t.lostAt + timingOf(ctx).followTimeoutMs;
+  const { followTimeoutMs, settleWaitMs } = timingOf(ctx);
+  const capAt = t.lostAt + followTimeoutMs;
+  // Once its VM is seen (state can hold it), the follow waits no longer than settleWaitMs for a verdict.
+  const shortAt = t.lostAt + settleWaitMs;
   const watch = new Watch(job, at, t);
+  const bound = duration(Math.min(capAt, t.settleBy) - t.lostAt);
   ctx.reporter.warn(
     `${at.headline ?? `lost the install stream at ${t.step ? `step "${t.step}"` : "the start"}`} (${at.why.split("\n")[0]}); the server carries on without us: ` +
-      `following VM ${watch.vmid() ?? "(VMID not known yet)"} by asking the server, for up to ` +
-      `${duration(Math.min(capAt, t.settleBy) - t.lostAt)} (the longest the remaining steps can take)`,
+      `following VM ${watch.vmid() ?? "(VMID not known yet)"} by asking the server, ` +
+      (shortAt < Math.min(capAt, t.settleBy)
+        ? `for up to ${duration(settleWaitMs)} once it exists, then it is recorded as unconfirmed (the remaining steps can take up to ${bound})`
+        : `for up to ${bound} (the longest the remaining steps can take)`),
   );
   let verdict: Verdict;
   try {
     const result = await poll(ctx, {
-      probe: () => watch.round(capAt),
+      probe: () => watch.round(watch.mem.seen && watch.vmid() !== undefined ? Math.min(capAt, shortAt) : capAt),
       done: (v) => v.kind !== "follow",
       timeoutMs: Math.min(capAt, t.settleBy) - t.lostAt + timingOf(ctx).pollIntervalMs,
       intervalMs: () => watch.rounds.intervalMs(),
@@ -205,6 +211,9 @@ async function record(job: InstallJob, at: LostAt, watch: Watch, v: Verdict, t: 
       }
       return finishCreate(job, watch.sighting(), true);
     case "partial":
+      if (v.installState === "unconfirmed" && !job.ctx.signal?.aborted) {
+        return recordUnconfirmed(job, watch.sighting(), t, `${stream}: ${v.why}`);
+      }
       return failWithVm(
         job,
         watch.sighting(),

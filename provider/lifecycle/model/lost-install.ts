@@ -22,6 +22,8 @@ export const LostInstallSchema = z.object({
   settleBy: z.number(),
   /** the VM was seen on the server since */
   seen: z.boolean(),
+  /** why it was recorded before the server's answers could settle it */
+  reason: z.string().optional(),
 });
 export type LostInstall = z.infer<typeof LostInstallSchema>;
 

@@ -27,6 +27,13 @@ export async function update(id: string, olds: VmState, news: VmInputs, ctx: Lif
   const current = await observeCurrent(job);
   const steps = planUpdate(current, news);
   if (steps.length > 0 && current.disabled) throw new LifecycleError(disabledMessage(job.label));
+  if (steps.length > 0 && current.installState === "unconfirmed") {
+    throw new LifecycleError(
+      `VM ${job.label}: its install is still not settled (the server's answers can settle it from ` +
+        `${new Date(current.installLost?.settleBy ?? 0).toISOString()}); nothing was changed: the server may still be ` +
+        "installing it, and an update could act on it mid-install. The next `pulumi up` or `pulumi refresh` asks again",
+    );
+  }
   if (current.installComplete === false) {
     ctx.reporter.warn(
       `VM ${job.label} comes from an install that did not finish (${current.installProblem ?? "reason unknown"}); this update reconciles ` +
