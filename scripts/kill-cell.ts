@@ -125,7 +125,7 @@ async function signal(pid: number, how: Interruption, sim: SimulatorHandle): Pro
     await new Promise((r) => setTimeout(r, 1000));
     killGroup(pid, "SIGINT");
   }
-  if (how.kind === "restart") await sim.restart();
+  if (how.kind === "restart") await sim.restart({ downMs: 2_000 }); // a real process takes a while to come back
 }
 
 /** The same machine runs `pulumi up` again (after `pulumi cancel`, the documented step, when a lock was left). */

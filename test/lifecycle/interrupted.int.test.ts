@@ -285,38 +285,66 @@ describe("never another's VM", () => {
   });
 });
 
-describe("a server restarted mid-install", () => {
-  test("after the VM was made: the create ends within its bound, keeping the half-made VM and saying what to run", async () => {
+describe("a server restarted mid-install (its listener gone for a while: connections refused)", () => {
+  /**
+   * A create whose server dies when a line matches, and comes back 300 real ms (10 simulated
+   * minutes) later; `sinceBack()`: simulated ms since it came back.
+   */
+  function restartedAt(line: RegExp) {
     const clock = simClock(SPEED);
     const ctx = ctxFor({ clock });
     const info = ctx.reporter.info;
+    let backAt = Number.POSITIVE_INFINITY;
     ctx.reporter.info = (msg: string) => {
       info(msg);
-      if (/VM created successfully/.test(msg)) void h.sim.restart();
+      if (line.test(msg)) void h.sim.restart({ downMs: 300 }).then(() => (backAt = clock.now()));
     };
-    const err = await create(declared({ vmid: 170 }), ctx).catch((e: unknown) => e);
+    return { ctx, sinceBack: () => clock.now() - backAt };
+  }
+
+  test.each([
+    ["after the VM was made, before its start: stopped", /VM created successfully/, false],
+    ["past its start, waiting for ready: running, never initialised", /VM strting/, true],
+  ])("%s: an incomplete install at once, not after the bound", async (_label, line, running) => {
+    const { ctx, sinceBack } = restartedAt(line);
+    const inputs = declared({ vmid: 170 });
+    const err = await create(inputs, ctx).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PartialError);
     const p = err as PartialError;
-    expect(p.state).toMatchObject({ vmid: 170, installComplete: false, running: false });
-    expect(p.reasons.join("\n")).toMatch(/stays stopped.*the next `pulumi up` replaces it/s);
-    // import + initialisation + qm start bounds, then the grace for a stopped VM: well under an hour
-    expect(clock.slept()).toBeLessThan(30 * 60_000);
+    expect(p.state).toMatchObject({ vmid: 170, installComplete: false, running });
+    expect(p.reasons.join("\n")).toMatch(
+      /the server restarted mid-install .*nothing drives the install any more.*the next `pulumi up` replaces it/s,
+    );
+    // decided by what the server shows once it is back, not by the bound
+    expect(sinceBack()).toBeLessThan(60_000);
+    expect(h.orphans([p.state])).toEqual([]);
+    // the next up replaces it
+    expect(diff("170", p.state, inputs).replaces).toEqual(["installComplete"]);
   });
 
-  test("before the VM was made: nothing appears, a clear failure once it can no longer be created", async () => {
+  test("before the VM was made: a clear failure at once, nothing appears", async () => {
     h.sim.settings({ imageCache: [] });
-    const clock = simClock(SPEED);
-    const ctx = ctxFor({ clock });
+    const { ctx, sinceBack } = restartedAt(/start downloading OS image/);
+    const err = await create(declared(), ctx).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: CODES.installFailed });
+    expect((err as Error).message).toMatch(/the server restarted mid-install .*before it made the VM/);
+    await h.sim.idle();
+    expect(h.sim.vms()).toEqual([]);
+    // once it is back, not after the download's bound (30 min by default)
+    expect(sinceBack()).toBeLessThan(60_000);
+  });
+
+  test("a server that answered after the stream broke is no evidence: a refusal after that decides nothing", async () => {
+    h.sim.addFault({ kind: "drop", op: "install", step: "waiting for ready", times: 1 });
+    const ctx = ctxFor({ timing: SHORT });
     const info = ctx.reporter.info;
     ctx.reporter.info = (msg: string) => {
       info(msg);
-      if (/start downloading OS image/.test(msg)) void h.sim.restart();
+      // the follow's first answer came: the server was up after the stream broke
+      if (/^following: VM .* exists on the server/.test(msg)) void h.sim.restart({ downMs: 300 });
     };
-    const err = await create(declared(), ctx).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: CODES.installFailed });
-    expect((err as Error).message).toMatch(/never appeared, and the server can no longer create it/);
-    expect(h.sim.vms()).toEqual([]);
-    // the download bound (30 min by default) and the steps after it
-    expect(clock.slept()).toBeLessThan(40 * 60_000);
+    const { state } = await create(declared({ vmid: 172 }), ctx);
+    expect(state).toMatchObject({ vmid: 172, installState: "unconfirmed" });
+    expect(messages(ctx.lines).some((m) => /restarted mid-install/.test(m))).toBe(false);
   });
 });

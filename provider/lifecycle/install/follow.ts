@@ -17,14 +17,14 @@
 // Until its VM appears, an auto install keeps holding the VMID gate: the
 // server may still be about to create it with the VMID it picked.
 import type { VmEntry, InstallFacts, Phase } from "../../client";
-import { clockOf, openBoundsOf, timingOf, duration, vmLabel, poll, errorText } from "../core";
+import { clockOf, openBoundsOf, timingOf, duration, vmLabel, poll } from "../core";
 import { sincePhase, sinceStart, timelineOf } from "./timeline";
 import type { FollowMemory, Verdict } from "./lost-rules";
 import { InstallWatch } from "./install-watch";
 import type { Followed } from "./install-watch";
 import type { LostInstall } from "../model";
 import { CODES, LifecycleError, realName } from "../model";
-import { exists, lookAt } from "../observe";
+import { exists, lookAt, unreadable } from "../observe";
 import type { Sight } from "../observe";
 import { failWithVm, finishCreate, recordUnconfirmed } from "./record";
 import type { CreateResult, InstallJob, Sighting } from "./record";
@@ -107,11 +107,10 @@ class Watch implements Followed {
     t: LostInstall,
   ) {
     this.id = at.facts.vmid ?? job.inputs.vmid;
-    this.rounds = new InstallWatch(
-      { client: job.client, ctx: job.ctx, withNode: job.inputs.node !== undefined },
-      t,
-      false,
-    );
+    // Only a stream of this run that the connection's end cut can date a restart of the server.
+    const cut = at.headline === undefined && (at.cause as { shape?: string } | undefined)?.shape === "connection-lost";
+    const target = { client: job.client, ctx: job.ctx, withNode: job.inputs.node !== undefined, restartEvidence: cut };
+    this.rounds = new InstallWatch(target, t, false);
   }
 
   get mem(): FollowMemory {
@@ -136,7 +135,7 @@ class Watch implements Followed {
       if (this.vmid() === undefined && !(await this.findVmid())) return { look: { kind: "absent" } };
     } catch (err) {
       if (ctx.signal?.aborted) throw err;
-      return { look: { kind: "unreadable", error: errorText(err, redact) } };
+      return { look: unreadable(err, redact) };
     }
     const vmid = this.vmid()!;
     // Live power state each round: the reboot's stopped moment is short, and the list lags it.

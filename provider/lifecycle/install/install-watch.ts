@@ -36,6 +36,12 @@ export interface WatchTarget {
   ctx: LifecycleContext;
   /** the install was given a node: its migration is one of the remaining steps */
   withNode: boolean;
+  /**
+   * The install's stream, in this run, was cut by the connection's end: a
+   * refused connection before the server answered anything since tells that
+   * its process died then, with the install unfinished (a restart).
+   */
+  restartEvidence?: boolean;
 }
 
 export class InstallWatch {
@@ -47,6 +53,8 @@ export class InstallWatch {
   private liveReadable = false;
   /** the last round was a quick one: nothing new to say */
   quick = false;
+  /** the server answered a look since the follow began */
+  private answered = false;
 
   constructor(
     private readonly target: WatchTarget,
@@ -79,6 +87,7 @@ export class InstallWatch {
     this.lastFullAt = now;
     this.liveReadable = sight.observation?.status !== undefined;
     const seen = sight.look;
+    this.noteRestart(seen, now);
     const open = openBoundsOf(this.target.ctx);
     if (exists(seen)) {
       this.mem = remember(this.mem, seen, now);
@@ -90,6 +99,14 @@ export class InstallWatch {
       grace: stoppedGrace(open),
     });
     return this.verdict;
+  }
+
+  /** A refusal before any answer, right after the stream's connection ended: the server's process had died. */
+  private noteRestart(seen: Look, now: number): void {
+    if (seen.kind !== "unreadable") this.answered = true;
+    else if (seen.refused === true && !this.answered && this.target.restartEvidence === true) {
+      this.mem = { ...this.mem, restartedAt: this.mem.restartedAt ?? now };
+    }
   }
 
   /** How long until the next round: short while the install's reboot may come and could be missed. */
