@@ -13,6 +13,7 @@ import {
 } from "../../client";
 import type { AnswerBody, VmEntry, InstallFacts, Phase } from "../../client";
 import type { Failure } from "./failure-rules";
+import type { FollowMemory } from "./lost-rules";
 import { LOSS_TEXT, errorText } from "../core";
 import type { InstallJob } from "./record";
 import { realName } from "../model";
@@ -22,6 +23,8 @@ export interface Progress {
   facts: InstallFacts;
   step: string;
   phase: Phase;
+  /** what the VM's power showed while its stream was read (from SSH initialization on), for the follow */
+  watched?: FollowMemory;
 }
 
 /** How the install call failed, in the decision table's terms (pure but for the one list on a broken connection). */

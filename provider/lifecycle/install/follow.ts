@@ -50,6 +50,8 @@ export interface LostAt {
   began?: number;
   /** the furthest phase its stream had shown, and when (this machine's journal, for an interrupted create) */
   reached?: { phase: Phase; at: number };
+  /** what the VM's power showed while the stream was still read */
+  watched?: FollowMemory;
   cause: unknown;
 }
 
@@ -97,8 +99,7 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
 class Watch implements Followed {
   private readonly id: number | undefined;
   private found: number | undefined;
-  /** the last observation of the VM, when one could be made */
-  observation: Observation | undefined;
+  observation: Observation | undefined; // the last one, when one could be made
   readonly rounds: InstallWatch;
 
   constructor(
@@ -109,8 +110,8 @@ class Watch implements Followed {
     this.id = at.facts.vmid ?? job.inputs.vmid;
     // Only a stream of this run that the connection's end cut can date a restart of the server.
     const cut = at.headline === undefined && (at.cause as { shape?: string } | undefined)?.shape === "connection-lost";
-    const target = { client: job.client, ctx: job.ctx, withNode: job.inputs.node !== undefined, restartEvidence: cut };
-    this.rounds = new InstallWatch(target, t, false);
+    const target = { ...job, withNode: job.inputs.node !== undefined, restartEvidence: cut };
+    this.rounds = new InstallWatch(target, t, false, at.watched);
   }
 
   get mem(): FollowMemory {

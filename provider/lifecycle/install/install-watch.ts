@@ -24,6 +24,7 @@ import type { LostInstall } from "../model";
 import { decideLost, phaseShown, remember } from "./lost-rules";
 import type { FollowMemory, Verdict } from "./lost-rules";
 import { advance, stoppedGrace } from "./timeline";
+import { powerTurn } from "./power-watch";
 
 /** What is followed: the VM's VMID once known, and a full look at it. */
 export interface Followed {
@@ -42,6 +43,8 @@ export interface WatchTarget {
    * its process died then, with the install unfinished (a restart).
    */
   restartEvidence?: boolean;
+  /** the server's key: its reads of live power share one pace (powerTurn) */
+  key?: string;
 }
 
 export class InstallWatch {
@@ -61,8 +64,10 @@ export class InstallWatch {
     /** the install's timeline, tightened as the VM shows progress */
     public t: LostInstall,
     seen: boolean,
+    /** what the VM's power showed before the follow (while its stream was read) */
+    mem?: FollowMemory,
   ) {
-    this.mem = { seen };
+    this.mem = mem ?? { seen };
   }
 
   /**
@@ -135,6 +140,7 @@ export class InstallWatch {
     const { client, ctx } = this.target;
     let word: string;
     try {
+      if (this.target.key !== undefined) await powerTurn(this.target.key, ctx);
       word = await client.status(vmid, { signal: ctx.signal });
     } catch (err) {
       if (ctx.signal?.aborted) throw err;

@@ -22,6 +22,8 @@ export interface SettleTarget {
   label: string;
   ctx: LifecycleContext;
   redact: Redactor;
+  /** the server's key: reads of live power to one server share one pace */
+  key?: string;
 }
 
 /** The state once the install is settled (still unconfirmed when it is not yet); undefined when the server removed the VM. */
@@ -61,7 +63,7 @@ class Watch implements Followed {
     lost: LostInstall,
   ) {
     const withNode = state.inputs?.node !== undefined;
-    this.rounds = new InstallWatch({ client: t.client, ctx: t.ctx, withNode }, lost, lost.seen);
+    this.rounds = new InstallWatch({ client: t.client, ctx: t.ctx, withNode, key: t.key }, lost, lost.seen);
   }
 
   vmid(): number {

@@ -10,7 +10,15 @@
 //   may be shut down or started while the server may still be installing it.
 // - A changed connection is recorded; it is resolved field by field over the
 //   stored one (not over the defaults: the VM lives where it was created).
-import { resolveConnection, LifecycleError, desiredOf, dropUndefined, parseState, targetUser } from "../model";
+import {
+  endpointKey,
+  resolveConnection,
+  LifecycleError,
+  desiredOf,
+  dropUndefined,
+  parseState,
+  targetUser,
+} from "../model";
 import type { LifecycleContext } from "../core";
 import { disabledMessage } from "../delete";
 import type { VmInputs, VmState } from "../model";
@@ -71,7 +79,10 @@ async function observeCurrent(job: UpdateJob): Promise<VmState> {
   const looked = settleUnconfirmed(current, seen, job.ctx, job.label);
   // Still unconfirmed after one look: followed to a verdict before any step can act on it (a
   // disabled VM shows nothing to follow, and no step may act on it anyway).
-  const settled = looked === undefined || seen.disabled ? looked : await followUnconfirmed(job, looked);
+  const settled =
+    looked === undefined || seen.disabled
+      ? looked
+      : await followUnconfirmed({ ...job, key: endpointKey(conn.endpoint) }, looked);
   if (settled === undefined) throw new LifecycleError(goneMessage(job));
   return dropUndefined(settled);
 }
