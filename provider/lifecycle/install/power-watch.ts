@@ -37,7 +37,7 @@ export async function powerTurn(key: string, ctx: LifecycleContext): Promise<voi
 }
 
 /** A VM whose stream is read while its SSH initialization runs. */
-export interface Watched {
+interface Watched {
   vmid: number;
   client: GoPveQemuApi;
   ctx: LifecycleContext;
