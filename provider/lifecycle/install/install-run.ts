@@ -4,9 +4,8 @@
 // each fact as it is learned.
 import type { InstallRequest, InstallFacts, InstallSuccess, OperationEvent, Phase } from "../../client";
 import { STEP, phaseIndex, phaseOfEvent } from "../../client";
-import { clockOf, installProgress, timingOf } from "../core";
-import { watchPower } from "./power-watch";
-import type { FollowMemory } from "./lost-rules";
+import { clockOf, installProgress } from "../core";
+import { StreamPower } from "./power-watch";
 import type { Progress } from "./classify-failure";
 import { SERVER_DEFAULTS, dropUndefined } from "../model";
 import type { InstallJob } from "./record";
@@ -82,39 +81,6 @@ export async function runInstall(job: InstallJob, ticket: InstallTicket): Promis
     if (watched !== undefined) progress.watched = watched;
     // Written before the create ends, so that its removal of the entry comes after.
     await written;
-  }
-}
-
-/**
- * The VM's power, read while its stream is read and its SSH initialization
- * runs (watchPower): the install's reboot may come and go before a broken
- * stream is noticed. Not for a VM given a node (`status` answers only for the
- * server's own), nor without the reboot watch (its interval not shorter than
- * the full looks').
- */
-class StreamPower {
-  private stopWatch: (() => FollowMemory) | undefined;
-  private seen: FollowMemory | undefined;
-
-  constructor(private readonly job: InstallJob) {}
-
-  reached(phase: Phase, vmid: number | undefined): void {
-    const { rebootWatchIntervalMs, pollIntervalMs } = timingOf(this.job.ctx);
-    if (phase === "sshInit" && vmid !== undefined && this.stopWatch === undefined && this.seen === undefined) {
-      if (this.job.inputs.node !== undefined || rebootWatchIntervalMs >= pollIntervalMs) return;
-      this.stopWatch = watchPower(this.job.key, vmid, this.job.client, this.job.ctx);
-    } else if (phaseIndex(phase) > phaseIndex("sshInit")) {
-      this.stop(); // the stream itself says the SSH initialization is over
-    }
-  }
-
-  /** Ends the watch; what it saw, if it ran. */
-  stop(): FollowMemory | undefined {
-    if (this.stopWatch !== undefined) {
-      this.seen = this.stopWatch();
-      this.stopWatch = undefined;
-    }
-    return this.seen;
   }
 }
 

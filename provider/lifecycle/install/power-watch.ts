@@ -12,6 +12,9 @@
 //   what it saw is handed to the follow if the stream then fails.
 import type { GoPveQemuApi } from "../../client";
 import { clockOf, timingOf } from "../core";
+import { phaseIndex } from "../../client";
+import type { Phase } from "../../client";
+import type { InstallJob } from "./record";
 import type { LifecycleContext } from "../core";
 import { RUNNING } from "../observe";
 import { remember } from "./lost-rules";
@@ -100,4 +103,37 @@ async function readPower(w: Watched): Promise<void> {
   }
   w.mem = remember(w.mem, { kind: "present", running: word === RUNNING, node: "", tagged: true }, clockOf(w.ctx).now());
   if (w.mem.rebooted === true) w.done = true; // the one fact this watch is for
+}
+
+/**
+ * The VM's power, read while its stream is read and its SSH initialization
+ * runs (watchPower): the install's reboot may come and go before a broken
+ * stream is noticed. Not for a VM given a node (`status` answers only for the
+ * server's own), nor without the reboot watch (its interval not shorter than
+ * the full looks').
+ */
+export class StreamPower {
+  private stopWatch: (() => FollowMemory) | undefined;
+  private seen: FollowMemory | undefined;
+
+  constructor(private readonly job: InstallJob) {}
+
+  reached(phase: Phase, vmid: number | undefined): void {
+    const { rebootWatchIntervalMs, pollIntervalMs } = timingOf(this.job.ctx);
+    if (phase === "sshInit" && vmid !== undefined && this.stopWatch === undefined && this.seen === undefined) {
+      if (this.job.inputs.node !== undefined || rebootWatchIntervalMs >= pollIntervalMs) return;
+      this.stopWatch = watchPower(this.job.key, vmid, this.job.client, this.job.ctx);
+    } else if (phaseIndex(phase) > phaseIndex("sshInit")) {
+      this.stop(); // the stream itself says the SSH initialization is over
+    }
+  }
+
+  /** Ends the watch; what it saw, if it ran. */
+  stop(): FollowMemory | undefined {
+    if (this.stopWatch !== undefined) {
+      this.seen = this.stopWatch();
+      this.stopWatch = undefined;
+    }
+    return this.seen;
+  }
 }
