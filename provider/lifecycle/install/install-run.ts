@@ -42,7 +42,7 @@ export async function runInstall(job: InstallJob, ticket: InstallTicket): Promis
   const withNode = job.inputs.node !== undefined;
   const progress: Progress = { facts: { vmCreated: false, completed: false }, step: "", phase: "checkVmid" };
   const report = installProgress(job.ctx.reporter, job.redact, withNode);
-  const power = new StreamPower(job);
+  const power = new StreamPower(job, withNode);
   // One write at a time, each with everything known so far: the journal's file is whole after each.
   const seen: { vmid?: number; phase?: Phase } = { vmid: job.inputs.vmid };
   let written = Promise.resolve();

@@ -108,20 +108,24 @@ async function readPower(w: Watched): Promise<void> {
 /**
  * The VM's power, read while its stream is read and its SSH initialization
  * runs (watchPower): the install's reboot may come and go before a broken
- * stream is noticed. Not for a VM given a node (`status` answers only for the
- * server's own), nor without the reboot watch (its interval not shorter than
+ * stream is noticed. Not for a VM the request sends to a node (`status`
+ * answers only for the server's own), nor without the reboot watch (its interval not shorter than
  * the full looks').
  */
 export class StreamPower {
   private stopWatch: (() => FollowMemory) | undefined;
   private seen: FollowMemory | undefined;
 
-  constructor(private readonly job: InstallJob) {}
+  constructor(
+    private readonly job: InstallJob,
+    /** the request names a node: the VM is migrated there before it starts */
+    private readonly withNode: boolean,
+  ) {}
 
   reached(phase: Phase, vmid: number | undefined): void {
     const { rebootWatchIntervalMs, pollIntervalMs } = timingOf(this.job.ctx);
     if (phase === "sshInit" && vmid !== undefined && this.stopWatch === undefined && this.seen === undefined) {
-      if (this.job.inputs.node !== undefined || rebootWatchIntervalMs >= pollIntervalMs) return;
+      if (this.withNode || rebootWatchIntervalMs >= pollIntervalMs) return;
       this.stopWatch = watchPower(this.job.key, vmid, this.job.client, this.job.ctx);
     } else if (phaseIndex(phase) > phaseIndex("sshInit")) {
       this.stop(); // the stream itself says the SSH initialization is over
