@@ -54,7 +54,7 @@ interface Watched {
 const servers = new Map<string, { vms: Watched[]; running: boolean }>();
 
 /** Starts watching VM `vmid`'s power on server `key`; `stop` ends it and gives what was seen. */
-export function watchPower(key: string, vmid: number, client: GoPveQemuApi, ctx: LifecycleContext): () => FollowMemory {
+function watchPower(key: string, vmid: number, client: GoPveQemuApi, ctx: LifecycleContext): () => FollowMemory {
   const w: Watched = { vmid, client, ctx, mem: { seen: false }, done: false };
   let server = servers.get(key);
   if (server === undefined) {
