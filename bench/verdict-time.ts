@@ -18,8 +18,12 @@
 // folder of an earlier commit), so that two releases are compared side by
 // side on one simulator.
 //
-// Run: `npm run build && node dist/bench/verdict-time.js [--impl DIR] [--only lost|takeover]
-// [--next at-once|finished|after] [--installs N] [--takeovers N] [--speed N] [--seed S]`.
+// - next-up: an interrupted deployment's next `up` (its creates killed
+//   together, the server finishing them, then all of them again at once): how
+//   long that `up`'s creates take, to their last verdict.
+//
+// Run: `npm run build && node dist/bench/verdict-time.js [--impl DIR] [--only lost|takeover|next-up]
+// [--next at-once|finished|after] [--installs N] [--takeovers N] [--deployment N] [--speed N] [--seed S]`.
 // At `--speed 1` the server's time is the wall clock's.
 import { randomBytes } from "node:crypto";
 import * as path from "node:path";
@@ -32,7 +36,7 @@ const SPEED = arg("--speed", 10);
 const IDLE_MS = (15 * 60_000) / SPEED;
 
 interface Impl {
-  create(inputs: unknown, ctx: unknown): Promise<{ state: { vmid: number } }>;
+  create(inputs: unknown, ctx: unknown): Promise<{ state: { vmid: number; installState?: string } }>;
   /** Builds whose `check` gave an unnamed Vm a name derived from its URN: that name, as their check would. */
   legacyName?: (urn: string) => string;
   PartialError: new (...a: never[]) => Error & { state: { vmid: number; installState?: string } };
@@ -89,7 +93,8 @@ async function run(
   const named = impl.legacyName ? { ...inputs, name: impl.legacyName(urn) } : inputs;
   try {
     const r = await impl.create(named, full);
-    return { vmid: r.state.vmid, kind: "installed", lost, at: Date.now() };
+    // A build that records what it cannot settle yet as unconfirmed (and succeeds) says so in its state.
+    return { vmid: r.state.vmid, kind: r.state.installState ?? "installed", lost, at: Date.now() };
   } catch (err) {
     const at = Date.now();
     if (err instanceof impl.PartialError) {
@@ -220,15 +225,54 @@ async function takeovers(impl: Impl, count: number, seed: number, next: Next): P
 
 const sleepReal = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * An interrupted deployment's next `up`: `count` creates of one deployment
+ * killed together 100 s into their installs (a double Ctrl-C), the server
+ * finishing them, then the next deployment's creates of the same resources
+ * all at once: the time from its start to its last verdict, as long as that
+ * `up` takes.
+ */
+async function nextUp(impl: Impl, count: number, seed: number): Promise<void> {
+  const sim = await startSimulator({ speed: SPEED, sshKey: true, seed });
+  const client = new impl.GoPveQemuClient({ endpoint: sim.url, streamIdleTimeoutMs: IDLE_MS });
+  const identity = randomBytes(16).toString("hex");
+  try {
+    const clock = simClock(SPEED);
+    const inputs = (i: number) => ({ os: "ubuntu", version: "24.04", ...(i % 2 ? { vmid: 300 + i } : {}) });
+    const ctx = (i: number) => ({ client, clock, urn: urnOf(`up${i}`), identity });
+    const abort = new AbortController();
+    const cut = setTimeout(() => abort.abort(), 100_000 / SPEED);
+    const all = Array.from({ length: count }, (_, i) => i);
+    await Promise.all(all.map((i) => run(impl, sim, inputs(i), ctx(i), abort.signal)));
+    clearTimeout(cut);
+    await sim.idle();
+    const from = Date.now();
+    const verdicts = await Promise.all(all.map((i) => run(impl, sim, inputs(i), ctx(i))));
+    const took = simSeconds(from, Math.max(...verdicts.map((v) => v.at)));
+    const kinds: Record<string, number> = {};
+    for (const v of verdicts) kinds[v.kind] = (kinds[v.kind] ?? 0) + 1;
+    console.log(
+      `an interrupted deployment's next up, once the server finished: ${count} VMs, outcomes ${JSON.stringify(kinds)}`,
+    );
+    console.log(`  the next up's creates took: ${took.toFixed(0)} s`);
+    console.log(`  ${JSON.stringify(check(sim, verdicts))}`);
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+}
+
 async function main(): Promise<void> {
   const impl = loadImpl();
   const seed = arg("--seed", 1);
   console.log(`speed ${SPEED}: times in the server's time`);
   const only = textArg("--only");
   const next = textArg("--next");
-  const taking = (at: Next["at"]): boolean => only !== "lost" && (next === undefined || next === at);
+  const taking = (at: Next["at"]): boolean =>
+    only !== "lost" && only !== "next-up" && (next === undefined || next === at);
   await Promise.all([
-    only !== "takeover" ? lostStreams(impl, arg("--installs", 120), seed) : undefined,
+    only === undefined || only === "lost" ? lostStreams(impl, arg("--installs", 120), seed) : undefined,
+    only === undefined || only === "next-up" ? nextUp(impl, arg("--deployment", 3), seed + 3) : undefined,
     taking("at-once") ? takeovers(impl, arg("--takeovers", 10), seed, { at: "at-once" }) : undefined,
     taking("finished") ? takeovers(impl, arg("--takeovers", 10), seed + 1, { at: "finished" }) : undefined,
     taking("after")

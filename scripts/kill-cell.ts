@@ -36,6 +36,8 @@ export interface Cell {
   cell: string;
   interrupted: string;
   pending: number;
+  /** the pending operations still in state after the next run (Pulumi carries pending creates over until told) */
+  pendingLeft: number;
   up: string;
   destroy: string;
   orphans: number;
@@ -74,6 +76,7 @@ export async function runCell(name: string, how: Interruption, opts: CellOptions
       cell: name,
       interrupted: first.interrupted,
       pending: first.pending,
+      pendingLeft: next.pendingLeft,
       up: next.up,
       destroy: destroy.code === 0 ? "ok" : `FAILED: ${firstError(destroy.output)}`,
       ...counted,
@@ -125,7 +128,7 @@ async function signal(pid: number, how: Interruption, sim: SimulatorHandle): Pro
     await new Promise((r) => setTimeout(r, 1000));
     killGroup(pid, "SIGINT");
   }
-  if (how.kind === "restart") await sim.restart();
+  if (how.kind === "restart") await sim.restart({ downMs: 2_000 }); // a real process takes a while to come back
 }
 
 /** The same machine runs `pulumi up` again (after `pulumi cancel`, the documented step, when a lock was left). */
@@ -136,6 +139,7 @@ async function sameMachine(stack: CliStack, opts: CellOptions) {
     up: up.code === 0 ? `ok ${up.seconds.toFixed(1)}s` : `FAILED ${up.seconds.toFixed(1)}s: ${firstError(up.output)}`,
     steps: up.code === 0 ? [] : [`up failed: ${firstError(up.output)}`],
     inBound: up.inBound,
+    pendingLeft: await stack.pendingOperations(),
   };
 }
 
@@ -161,6 +165,7 @@ async function newRunner(stack: CliStack, opts: CellOptions, scratch: string) {
   await stack.cli(["recover", "--stack", stack.name, "--after"], runner);
   if (up.code !== 0) steps.push(`up failed: ${firstError(up.output)}`);
   return {
+    pendingLeft: await stack.pendingOperations(),
     up: up.code === 0 ? `ok ${up.seconds.toFixed(1)}s` : `FAILED ${up.seconds.toFixed(1)}s: ${firstError(up.output)}`,
     steps,
     inBound: up.inBound,

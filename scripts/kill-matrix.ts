@@ -12,7 +12,8 @@
 // next run is a new runner, without the journal, through the pipeline's steps
 // `recover`, `up`, `recover --after`; needs Debian's postgresql package);
 // SIGTERM to `pulumi`; the server restarted. Per cell: how the interrupted
-// run ended, the pending operations it left, whether the next `up` and the
+// run ended, the pending operations it left and how many the next run left
+// (a plain `up` cannot clear them: `recover --after` does), whether the next `up` (with its time) and the
 // `destroy` succeeded, orphans (VMs on the server not in state after `up`),
 // duplicates (VMs beyond one per declared resource), the manual steps taken
 // (listed), the interrupted run's processes still alive 10 s after it ended,
@@ -101,7 +102,7 @@ async function main(): Promise<void> {
 function print(c: Cell): void {
   const manual = c.steps.length === 0 ? "manual 0" : `manual ${c.steps.length} (${c.steps.join("; ")})`;
   console.log(
-    `${c.cell.padEnd(48)} | ${c.interrupted.padEnd(30)} | pending ${c.pending} | up ${c.up} | destroy ${c.destroy} | ` +
+    `${c.cell.padEnd(48)} | ${c.interrupted.padEnd(30)} | pending ${c.pending}, left ${c.pendingLeft} | up ${c.up} | destroy ${c.destroy} | ` +
       `orphans ${c.orphans} | duplicates ${c.duplicates} | ${manual} | leftover ${c.leftover} | ${c.seconds}s | bound ${c.boundMet ? "met" : "MISSED"}`,
   );
 }

@@ -100,9 +100,13 @@ export const FAULT_KINDS = [
  * The ways the real server's chunked framing breaks (see the recordings): the
  * tail of a frame with no chunk header (`fragment`), a frame written a second
  * time outside the framing (`duplicate`), a chunk that lacks the LF of its
- * closing CRLF and is followed by the frame again (`crlf`).
+ * closing CRLF and is followed by the frame again (`crlf`), and a break that
+ * the client's parser notices only when the server ends the response
+ * (`hidden`: measured on the real server with a chatty init script; no frame
+ * after it reaches the client, the flow carries on, and the response's end
+ * is a broken connection).
  */
-export const GARBLE_VARIANTS = ["fragment", "duplicate", "crlf"] as const;
+export const GARBLE_VARIANTS = ["fragment", "duplicate", "crlf", "hidden"] as const;
 export type GarbleVariant = (typeof GARBLE_VARIANTS)[number];
 
 /** What follows a named error frame: `event: close` and the end, the end alone, or the rest of the stream. */

@@ -24,9 +24,11 @@ export interface SimulatorHandle {
    * (installs, waiting shutdowns, open streams) ends where it was, without
    * clean-up; what it had done stays (a half-made VM stays half-made). The
    * cluster (VMs, SSH key, images, .go_qemu_disabled), the fault rules and
-   * the speed carry over; counters start again.
+   * the speed carry over; counters start again. `downMs`: real ms between
+   * the death and the new process listening, during which connections are
+   * refused (a real process takes a while to come back; 0 by default).
    */
-  restart(): Promise<void>;
+  restart(opts?: { downMs?: number }): Promise<void>;
   /** All VMs that exist on the simulated cluster, by VMID. */
   vms(): readonly VmSnapshot[];
   vm(vmid: number): VmSnapshot | undefined;
@@ -65,7 +67,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let closing: Promise<void> | null = null;
   let restarting: Promise<void> | null = null;
 
-  const restart = async (): Promise<void> => {
+  const restart = async (downMs = 0): Promise<void> => {
     if (closing) throw new Error("the simulator is closed");
     await listening.stop();
     const cluster = core.store.toFile();
@@ -79,6 +81,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     for (const rule of faults) core.faults.add(rule);
     core.clock.setSpeed(speed);
     controls = new Controls(core);
+    if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
     listening = await listen(core, controls, port);
   };
 
@@ -91,8 +94,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         await restarting?.catch(() => undefined);
         await listening.stop();
       })()),
-    restart: () => {
-      const next = (restarting ?? Promise.resolve()).catch(() => undefined).then(restart);
+    restart: (opts) => {
+      const next = (restarting ?? Promise.resolve()).catch(() => undefined).then(() => restart(opts?.downMs));
       restarting = next;
       return next;
     },

@@ -42,6 +42,8 @@ export class EventStream {
   private held: string[] = [];
   /** Frames `late` holds back until after `event: close`. */
   private late: string[] = [];
+  /** A `hidden` framing break struck: nothing more reaches the client, and the end is a break. */
+  private hidden = false;
   /** A corruption has struck this stream (for the stats). */
   corrupted = false;
 
@@ -174,6 +176,12 @@ export class EventStream {
     this.open();
     const socket = this.ctx.res.socket;
     if (!socket) return;
+    if (variant === "hidden") {
+      // The frame goes out; nothing after it reaches the client as frames, and its end is a break.
+      this.ctx.res.write(text);
+      this.hidden = true;
+      return;
+    }
     if (variant === "crlf") {
       // A chunk that lacks the LF of its CRLF, then the frame again: the stream goes on.
       socket.write(`${Buffer.byteLength(text).toString(16)}\r\n${text}\r`);
@@ -204,12 +212,13 @@ export class EventStream {
   }
 
   private write(text: string): void {
-    if (this.muted || this.gone) return;
+    if (this.muted || this.gone || this.hidden) return;
     this.open();
     this.ctx.res.write(text);
   }
 
   private end(): void {
+    if (this.hidden) return this.drop();
     if (this.ended || this.muted || this.gone) return;
     this.ended = true;
     this.ctx.res.end();

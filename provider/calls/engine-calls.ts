@@ -73,11 +73,12 @@ export async function check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckR
 export async function diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dynamic.DiffResult> {
   configured();
   const n = split(news);
-  const d = lifecycle.diff(id, split(olds).props as lifecycle.VmState, fromEngine(n.props) as lifecycle.VmInputs, {
-    urn: n.urn,
-  });
+  const old = split(olds).props as lifecycle.VmState;
+  const d = lifecycle.diff(id, old, fromEngine(n.props) as lifecycle.VmInputs, { urn: n.urn });
   // Said at preview (and again right before the update): the diff itself shows only `~ cpu: 2 => 4`.
   if (d.downtime !== undefined) await finish(n.urn, Promise.resolve(engineReporter(n.urn).warn(d.downtime)));
+  // An unconfirmed install: what the update will make of it, from what the server shows now (preview says it).
+  await finish(n.urn, lifecycle.foreseeSettle(id, old, lifecycleContext(n.urn)));
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }
 

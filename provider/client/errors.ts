@@ -58,6 +58,19 @@ export class ConnectionError extends GoPveQemuError {
 }
 
 /**
+ * Nothing listens at the endpoint: the connection was refused (a go-pve-qemu
+ * process always listens while it runs; behind a proxy, it is the proxy's).
+ */
+export function isRefused(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown; errors?: unknown } | undefined, i = 0; e && i < 5; i++) {
+    if (e.code === "ECONNREFUSED") return true;
+    if (Array.isArray(e.errors) && e.errors.some((x) => isRefused(x))) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
+/**
  * The caller's AbortSignal fired before a plain request got its answer. (A cancelled streamed
  * operation is an OperationFailedError with shape "aborted", which also carries what it learned.)
  * Not a ConnectionError: nothing is wrong with the connection, so it must not be retried as one.

@@ -4,7 +4,14 @@
 export { GoPveQemuClient } from "./client";
 export type { GoPveQemuApi } from "./api";
 export { shareWindowMs } from "./list-cache";
-export { CancelledError, ConnectionError, HttpStatusError, OperationFailedError, ResponseShapeError } from "./errors";
+export {
+  CancelledError,
+  ConnectionError,
+  HttpStatusError,
+  OperationFailedError,
+  ResponseShapeError,
+  isRefused,
+} from "./errors";
 export type { AnswerBody } from "./errors";
 export { OsSchema, SUPPORTED_VERSIONS } from "./schemas";
 export type { InstallRequest, NodeEntry, Os, VmEntry, VmList } from "./schemas";

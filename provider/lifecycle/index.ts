@@ -9,7 +9,7 @@ export { check, ServerChecks } from "./check";
 export { describe as listProblem } from "./check";
 export { diff } from "./plan";
 export { create } from "./create";
-export { read } from "./read";
+export { foreseeSettle, read } from "./read";
 export { update } from "./update";
 export { remove } from "./delete";
 export { DEFAULT_TIMING } from "./core";

@@ -18,6 +18,7 @@ const TIMING_KEYS = [
   "shutdownTimeoutMs",
   "stopTimeoutMs",
   "followTimeoutMs",
+  "settleWaitMs",
   "imageDownloadBoundMs",
   "initScriptBoundMs",
   "migrateBoundMs",
@@ -90,6 +91,8 @@ export function readSettings(
     const v = r.millis(key);
     if (v !== undefined) timing[key] = v;
   }
+  // Waiting for installs is the wait the bounds allow: as long as the follow itself may take.
+  if (r.flag("waitForInstalls", undefined, false)) timing.settleWaitMs = Number.POSITIVE_INFINITY;
   return {
     ...connectionOf(r, env, ns),
     serverChecks: {

@@ -5,12 +5,19 @@
 //   engine waits for the install in flight, records the VM, and the next
 //   `up` is a no-op;
 // - a second Ctrl-C: the engine stops the provider, which ends its
-//   operations at once; the create is left as a pending operation;
+//   operations at once; the create is left as a pending operation; the next
+//   `up` takes the VM over without waiting out the install's bound, and
+//   upWithRecovery leaves no pending create;
 // - `pulumi` killed (kill -9): the provider process sees it and ends while
 //   the install is still going on on the server, instead of following it and
 //   living on; the language host sees the engine gone and leaves with its
 //   program, so nothing of the deployment is left behind.
 import { execFileSync, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileJournal } from "../../provider/lifecycle";
+import { upWithRecovery } from "../../provider/recover";
 import { alive } from "../../scripts/cli-stack";
 import { watchDeployment } from "../../scripts/deployment-processes";
 import { newFleet, orphans, type Fleet } from "./harness";
@@ -75,17 +82,63 @@ test("pulumi killed mid-install: within 10 s no process of its deployment is lef
 });
 
 test("a second Ctrl-C: pulumi and the provider end at once, the VM being installed is a pending create", async () => {
+  await doubleCtrlC(() => fleet.sim.stats().installsStarted > 0);
+  expect(fleet.sim.stats().installsSucceeded).toBe(0);
+  expect(fleet.pendingOperations()).toEqual([{ type: "creating", name: "web" }]);
+});
+
+test("a second Ctrl-C, then up once the server finished: the takeover is recorded at once as unconfirmed, no pending create is left, and the refresh after the bound confirms it", async () => {
+  // The init script's bound one minute (the rest at their floor): the bound passes within the test,
+  // while the default settleWaitMs (30 s) ends the takeover before it.
+  const bound = (ms: number) => ({ value: String(ms) });
+  await fleet.stack.setAllConfig({
+    "goPveQemu:initScriptBoundMs": bound(60_000),
+    "goPveQemu:sshWaitBoundMs": bound(1_000),
+    "goPveQemu:commandBoundMs": bound(1_000),
+    "goPveQemu:imageDownloadBoundMs": bound(1_000),
+  });
+  fleet.sim.addFault({ op: "install", step: "SSH initialization", kind: "delay", ms: 1, times: 1 });
+  await doubleCtrlC(() => fleet.sim.stats().faultsFired > 0);
+  expect(fleet.pendingOperations()).toEqual([{ type: "creating", name: "web" }]);
+  fleet.sim.settings({ speed: 2000 });
+  await fleet.sim.idle(); // the install finished on the server, reboot included, while no one listened
+  expect(fleet.sim.stats().installsSucceeded).toBe(1);
+
+  const journal = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-e2e-journal-"));
+  const t0 = Date.now();
+  const next = await upWithRecovery(fleet.stack, {}, { journal: fileJournal(journal) });
+  const took = Date.now() - t0;
+  fs.rmSync(journal, { recursive: true, force: true });
+  expect(took).toBeLessThan(120_000);
+  expect(next.summary.result).toBe("succeeded");
+  const web = fleet.resources().web!;
+  expect(web.id).toBe("160");
+  expect(web.outputs).toMatchObject({ vmName: "web-160", running: true, installState: "unconfirmed" });
+  expect(next.stdout).toMatch(/VM web-160 \(160\) is recorded as unconfirmed \(.*\); it can be settled from /);
+  expect(fleet.sim.vms().map((v) => v.vmid)).toEqual([160]);
+  expect(orphans(fleet)).toEqual([]);
+  expect(fleet.pendingOperations()).toEqual([]);
+
+  const settleBy = (web.outputs.installLost as { settleBy: number }).settleBy;
+  await new Promise((r) => setTimeout(r, Math.max(0, settleBy - Date.now() + 1_000)));
+  await fleet.refresh();
+  expect(fleet.resources().web!.outputs).toMatchObject({ installComplete: true, running: true });
+  expect(fleet.resources().web!.outputs.installState).toBeUndefined();
+});
+
+/** `pulumi up` in its own process group, as in a terminal, given two Ctrl-Cs once `ready`: pulumi and the provider end. */
+async function doubleCtrlC(ready: () => boolean): Promise<void> {
   const pulumi = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], {
     cwd: fleet.workDir,
     env: { ...process.env, ...fleet.env },
     stdio: ["ignore", "pipe", "pipe"],
-    detached: true, // its own process group, as in a terminal
+    detached: true,
   });
   let printed = "";
   pulumi.stdout!.on("data", (d: Buffer) => (printed += d.toString()));
   pulumi.stderr!.on("data", (d: Buffer) => (printed += d.toString()));
   const exited = new Promise<number | null>((resolve) => pulumi.on("exit", resolve));
-  await until(() => fleet.sim.stats().installsStarted > 0);
+  await until(ready);
   const provider = await until(() => childProcess(pulumi.pid!, "cmd/dynamic-provider"));
 
   process.kill(-pulumi.pid!, "SIGINT");
@@ -94,9 +147,7 @@ test("a second Ctrl-C: pulumi and the provider end at once, the VM being install
   process.kill(-pulumi.pid!, "SIGINT");
   expect(await exited).not.toBe(0);
   await until(() => !alive(provider));
-  expect(fleet.sim.stats().installsSucceeded).toBe(0);
-  expect(fleet.pendingOperations()).toEqual([{ type: "creating", name: "web" }]);
-});
+}
 
 function childProcess(parent: number, pattern: string): number | undefined {
   try {

@@ -155,7 +155,20 @@ describe("a VM whose install outcome is not known yet (installState unconfirmed)
     const deployment = await fleet.stack.exportStack();
     for (const r of deployment.deployment.resources ?? []) {
       if (!String(r.urn).endsWith("::web")) continue;
-      r.outputs = { ...r.outputs, installComplete: false, installState: "unconfirmed" };
+      // Its bound has passed: the server's answers settle it now.
+      const t = Date.now() - 60_000;
+      const installLost = {
+        step: "VM initialization > SSH initialization",
+        phase: "sshInit",
+        lostAt: t - 60_000,
+        createBy: t - 60_000,
+        startBy: t - 60_000,
+        undoBy: t,
+        settleBy: t,
+        seen: true,
+        reason: "its install may still be running on the server",
+      };
+      r.outputs = { ...r.outputs, installComplete: false, installState: "unconfirmed", installLost };
     }
     await fleet.stack.importStack(deployment);
   });
@@ -165,5 +178,18 @@ describe("a VM whose install outcome is not known yet (installState unconfirmed)
     expect((await fleet.preview()).changeSummary).toEqual({ same: 2, update: 1 });
     await fleet.setVms({ web: { os: "ubuntu", version: "24.04", name: "web", keepIncompleteInstall: true } });
     expect((await fleet.preview()).changeSummary).toEqual({ same: 2, update: 1 });
+    // and it says what up will make of it, from what the server shows now
+    expect(fleet.diagnosticsFor("web", "warning")).toContainEqual(
+      expect.stringMatching(
+        /^VM web-\d+ \(\d+\): its install is unconfirmed \(its install may still be running on the server\); as the server shows it now, up records it as installed/,
+      ),
+    );
+  });
+
+  it("the up after the bound leaves it confirmed", async () => {
+    await fleet.up();
+    expect(fleet.resources().web!.outputs).toMatchObject({ installComplete: true });
+    expect(fleet.resources().web!.outputs.installState).toBeUndefined();
+    expect((await fleet.preview()).changeSummary).toEqual({ same: 3 });
   });
 });

@@ -50,6 +50,8 @@ function ctxOf(client: GoPveQemuApi, clock: VirtualClock, lines: string[]) {
     client: () => client,
     connectionDefaults: { endpoint: "http://127.0.0.1:9" },
     clock,
+    // Each follow to its verdict (goPveQemu:waitForInstalls): the rules of the timeline at work.
+    timing: { settleWaitMs: Number.POSITIVE_INFINITY },
   };
 }
 

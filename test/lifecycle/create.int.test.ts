@@ -292,7 +292,8 @@ describe("create: failure after the VM was made", () => {
 });
 
 describe("create: what a lost stream says, in simulated time", () => {
-  const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000 };
+  // Each follow to its verdict (goPveQemu:waitForInstalls): the rules of the timeline at work.
+  const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000, settleWaitMs: Number.POSITIVE_INFINITY };
   const simCtx = (extra: Partial<LifecycleContext> = {}) => h.ctx({ clock: simClock(SPEED), timing: TIMING, ...extra });
 
   test("the ghost: lost during the VM's start, then the init script fails and the server removes the VM: a clear failure, nothing in state", async () => {

@@ -310,6 +310,45 @@ describe("decideLost: one round of following", () => {
   });
 });
 
+describe("a server that restarted mid-install (its listener refused right after the stream's connection ended)", () => {
+  const t = timelineOf({ step: "VM initialization > SSH initialization", phase: "sshInit", lostAt: 0 }, OPEN, false);
+  const end = { capAt: Number.POSITIVE_INFINITY, vmidKnown: true, grace: 65_000 };
+  const restarted = { seen: true, restartedAt: 1 };
+
+  test("the half-made VM it left, running or stopped: a failed install at once, not after the bound", () => {
+    for (const look of [present(true), present(false), present(false, false)]) {
+      expect(decideLost(t, look, restarted, 2, end)).toMatchObject({ kind: "partial", installState: "failed" });
+    }
+    expect((decideLost(t, present(true), restarted, 2, end) as { why: string }).why).toMatch(
+      /restarted mid-install .*nothing drives the install any more/,
+    );
+    // without that evidence the same look is followed on
+    expect(decideLost(t, present(true), { seen: true }, 2, end).kind).toBe("follow");
+  });
+
+  test("no VM and none seen: nothing was made, a plain failure at once, long before it could no longer be created", () => {
+    const early = timelineOf({ step: "", phase: "download", lostAt: 0 }, OPEN, false);
+    expect(decideLost(early, { kind: "absent" }, { seen: false, restartedAt: 1 }, 2, end)).toMatchObject({
+      kind: "failed",
+      why: expect.stringMatching(/before it made the VM/),
+    });
+  });
+
+  test("the server still down: nothing to decide yet; after the reboot, or past the SSH initialisation, the usual rules", () => {
+    const down: Look = { kind: "unreadable", error: "connection refused", refused: true };
+    expect(decideLost(t, down, restarted, 2, end).kind).toBe("follow");
+    expect(decideLost(t, present(true), { ...restarted, rebooted: true }, 2, end).kind).toBe("done");
+    const past = timelineOf({ step: "VM initialization > rebooting VM", phase: "qmReboot", lostAt: 0 }, OPEN, false);
+    expect(decideLost(past, present(true), restarted, 2, end)).toMatchObject({ kind: "done" });
+  });
+
+  test("remember keeps the evidence through every look", () => {
+    let mem: FollowMemory = { seen: false, restartedAt: 5 };
+    for (const look of [present(false), present(true), present(false)]) mem = remember(mem, look, 10);
+    expect(mem.restartedAt).toBe(5);
+  });
+});
+
 describe("the reboot rule: running, stopped, running again is past the point where the server removes the VM", () => {
   const t = timelineOf({ step: "VM initialization > SSH initialization", phase: "sshInit", lostAt: 0 }, OPEN, false);
   const end = { capAt: Number.POSITIVE_INFINITY, vmidKnown: true, grace: 65_000 };

@@ -44,7 +44,8 @@ const INSTALL_STEPS = STEPS.install;
 const MATRIX_URN = "urn:pulumi:matrix::faults::pulumi-nodejs:dynamic/goPveQemu:Vm::m";
 const MATRIX_ID = "a11ce0000000000000000000000b0b00";
 /** 5 s between polls in simulated time (2.5 ms real). */
-const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000 };
+// Each follow to its verdict (goPveQemu:waitForInstalls): the rules of the timeline at work.
+const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000, settleWaitMs: Number.POSITIVE_INFINITY };
 
 /** Simulator and inputs a step needs to be reached at all. */
 function setupFor(step: string): Pick<Case, "inputs" | "sim"> {
@@ -91,8 +92,10 @@ async function runCase(c: Case): Promise<Result> {
     try {
       const { state } = await create(inputs, ctx);
       states.push(state);
-      outcome = "ok";
-      if (state.running !== true || state.installComplete !== true) problem = `recorded ${JSON.stringify(state)}`;
+      // Recorded with its outcome not known yet (the create succeeds): never destroyed, settled later.
+      outcome = state.installState === "unconfirmed" ? "unconfirmed" : "ok";
+      if (outcome === "ok" && (state.running !== true || state.installComplete !== true))
+        problem = `recorded ${JSON.stringify(state)}`;
     } catch (err) {
       if (err instanceof PartialError) {
         states.push(err.state);

@@ -7,7 +7,16 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { DEFAULT_TIMING, PartialError, check, create } from "../../provider/lifecycle";
+import {
+  DEFAULT_TIMING,
+  PartialError,
+  check,
+  create,
+  diff,
+  foreseeSettle,
+  read,
+  update,
+} from "../../provider/lifecycle";
 import type { LifecycleContext, VmInputs } from "../../provider/lifecycle";
 import { CODES } from "../../provider/lifecycle/model/lifecycle-error";
 import { LIMITS } from "../../provider/lifecycle/model/input-rules";
@@ -22,7 +31,10 @@ const URN = "urn:pulumi:dev::fleet::pulumi-nodejs:dynamic/goPveQemu:Vm::web";
 const ID = "c0ffee00c0ffee00c0ffee00c0ffee00";
 /** The twins: the same project, stack and resource names, on another backend. */
 const TWIN_ID = "7e57ab1e7e57ab1e7e57ab1e7e57ab1e";
-const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000 };
+/** Following each install to its verdict (goPveQemu:waitForInstalls): the timeline's rules at work. */
+const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000, settleWaitMs: Number.POSITIVE_INFINITY };
+/** The defaults: a takeover that the server's answers cannot settle within settleWaitMs is recorded at once. */
+const SHORT = { ...DEFAULT_TIMING, pollIntervalMs: 5_000 };
 
 let h: Harness;
 let dir: string;
@@ -173,6 +185,73 @@ describe("a second create after an interrupted one takes its VM over: no duplica
   });
 });
 
+describe("a takeover the server cannot settle yet is recorded at once, and settled later", () => {
+  /** The clock of a later run, that starts at `t`. */
+  const from = (t: number) => {
+    const c = simClock(SPEED);
+    const ahead = t - c.now();
+    return { ...c, now: () => c.now() + ahead };
+  };
+
+  test("the installs finished after a double Ctrl-C: recorded as unconfirmed within the short wait, settled by a refresh after the bound", async () => {
+    const inputs = declared({ name: "dc", vmid: 162 });
+    await killedAt(inputs, /VM created successfully/);
+    await h.sim.idle(); // the server finished the install while nobody listened
+    const clock = simClock(SPEED);
+    const ctx = ctxFor({ clock, timing: SHORT });
+    const { id, state } = await create(inputs, ctx);
+    expect(clock.slept()).toBeLessThan(2 * 60_000);
+    expect(h.sim.vms().map((vm) => vm.vmid)).toEqual([162]);
+    expect(state).toMatchObject({ vmid: 162, vmName: "dc-162", running: true, installState: "unconfirmed" });
+    const lost = state.installLost!;
+    expect(lost.reason).toMatch(/its install may still be running/);
+    // settled from the install's start (the journal's) plus the bound: not from the takeover
+    expect(lost.settleBy).toBeGreaterThan(clock.now());
+    expect(lost.settleBy).toBeLessThan(clock.now() + 40 * 60_000);
+    const warned = messages(ctx.lines, "warn").find((m) => /^VM dc-162 \(162\) is recorded as unconfirmed/.test(m));
+    expect(warned).toMatch(/VM dc-162 \(162\) is recorded as unconfirmed .* it can be settled from \d{4}-\d\d-\d\dT/);
+    expect(journalFiles()).toEqual([]); // state holds it now
+
+    // The next up before the bound: an update that only settles, bounded by the short wait, and kept as it is.
+    expect(diff(id, state, inputs).update).toEqual(["installState"]);
+    const next = simClock(SPEED);
+    const kept = await update(id, state, inputs, ctxFor({ clock: next, timing: SHORT }));
+    expect(next.slept()).toBeLessThan(2 * 60_000);
+    expect(kept).toMatchObject({ installState: "unconfirmed", installLost: { settleBy: lost.settleBy } });
+    // ...while an update that would act on the VM is refused, nothing changed
+    const acting = update(id, state, { ...inputs, cpu: 4 }, ctxFor({ clock: simClock(SPEED), timing: SHORT }));
+    await expect(acting).rejects.toThrow(/its install is still not settled \(.*\); nothing was changed/);
+    expect(h.sim.vm(162)).toMatchObject({ cpu: 2, status: "running" });
+  });
+
+  test("the refresh after the bound leaves it confirmed", async () => {
+    const inputs = declared({ name: "rf", vmid: 163 });
+    await killedAt(inputs, /VM created successfully/);
+    await h.sim.idle();
+    const { id, state } = await create(inputs, ctxFor({ timing: SHORT }));
+    expect(state.installState).toBe("unconfirmed");
+    // What the next up will do, said at preview from what the server shows now
+    const preview = ctxFor({ timing: SHORT });
+    await foreseeSettle(id, state, preview);
+    expect(messages(preview.lines, "warn")).toEqual([
+      expect.stringMatching(
+        /^VM rf-163 \(163\): its install is unconfirmed \(.*\); as the server shows it now, up follows it for up to 30 s, then keeps it unconfirmed: .* from \d{4}-/,
+      ),
+    ]);
+    const later = ctxFor({ timing: SHORT, clock: from(state.installLost!.settleBy + 1_000) });
+    await foreseeSettle(id, state, later);
+    expect(messages(later.lines, "warn")).toEqual([
+      expect.stringMatching(/as the server shows it now, up records it as installed/),
+    ]);
+    const early = await read(id, state, ctxFor({ timing: SHORT }));
+    expect(early?.state).toMatchObject({ installState: "unconfirmed" });
+    const after = await read(id, state, ctxFor({ timing: SHORT, clock: from(state.installLost!.settleBy + 1_000) }));
+    expect(after?.state).toMatchObject({ vmid: 163, installComplete: true });
+    expect(after?.state.installState).toBeUndefined();
+    expect(after?.state.installLost).toBeUndefined();
+  });
+});
+
 describe("never another's VM", () => {
   test("the twins: another backend's stack with the same names made a VM; this one installs its own beside it", async () => {
     const theirs = stackName(TWIN_ID, URN, simClock(SPEED).now() - 60_000, LIMITS.nameMax);
@@ -206,38 +285,67 @@ describe("never another's VM", () => {
   });
 });
 
-describe("a server restarted mid-install", () => {
-  test("after the VM was made: the create ends within its bound, keeping the half-made VM and saying what to run", async () => {
+describe("a server restarted mid-install (its listener gone for a while: connections refused)", () => {
+  /**
+   * A create whose server dies when a line matches, and comes back 300 real ms (10 simulated
+   * minutes) later; `sinceBack()`: the simulated ms the lifecycle chose to wait since it came back
+   * (its own decisions, whatever a loaded machine's latency adds).
+   */
+  function restartedAt(line: RegExp) {
     const clock = simClock(SPEED);
     const ctx = ctxFor({ clock });
     const info = ctx.reporter.info;
+    let backAt = Number.POSITIVE_INFINITY;
     ctx.reporter.info = (msg: string) => {
       info(msg);
-      if (/VM created successfully/.test(msg)) void h.sim.restart();
+      if (line.test(msg)) void h.sim.restart({ downMs: 300 }).then(() => (backAt = clock.slept()));
     };
-    const err = await create(declared({ vmid: 170 }), ctx).catch((e: unknown) => e);
+    return { ctx, sinceBack: () => clock.slept() - backAt };
+  }
+
+  test.each([
+    ["after the VM was made, before its start: stopped", /VM created successfully/, false],
+    ["past its start, waiting for ready: running, never initialised", /VM strting/, true],
+  ])("%s: an incomplete install at once, not after the bound", async (_label, line, running) => {
+    const { ctx, sinceBack } = restartedAt(line);
+    const inputs = declared({ vmid: 170 });
+    const err = await create(inputs, ctx).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PartialError);
     const p = err as PartialError;
-    expect(p.state).toMatchObject({ vmid: 170, installComplete: false, running: false });
-    expect(p.reasons.join("\n")).toMatch(/stays stopped.*the next `pulumi up` replaces it/s);
-    // import + initialisation + qm start bounds, then the grace for a stopped VM: well under an hour
-    expect(clock.slept()).toBeLessThan(30 * 60_000);
+    expect(p.state).toMatchObject({ vmid: 170, installComplete: false, running });
+    expect(p.reasons.join("\n")).toMatch(
+      /the server restarted mid-install .*nothing drives the install any more.*the next `pulumi up` replaces it/s,
+    );
+    // decided by what the server shows once it is back, not by the bound
+    expect(sinceBack()).toBeLessThan(60_000);
+    expect(h.orphans([p.state])).toEqual([]);
+    // the next up replaces it
+    expect(diff("170", p.state, inputs).replaces).toEqual(["installComplete"]);
   });
 
-  test("before the VM was made: nothing appears, a clear failure once it can no longer be created", async () => {
+  test("before the VM was made: a clear failure at once, nothing appears", async () => {
     h.sim.settings({ imageCache: [] });
-    const clock = simClock(SPEED);
-    const ctx = ctxFor({ clock });
+    const { ctx, sinceBack } = restartedAt(/start downloading OS image/);
+    const err = await create(declared(), ctx).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: CODES.installFailed });
+    expect((err as Error).message).toMatch(/the server restarted mid-install .*before it made the VM/);
+    await h.sim.idle();
+    expect(h.sim.vms()).toEqual([]);
+    // once it is back, not after the download's bound (30 min by default)
+    expect(sinceBack()).toBeLessThan(60_000);
+  });
+
+  test("a server that answered after the stream broke is no evidence: a refusal after that decides nothing", async () => {
+    h.sim.addFault({ kind: "drop", op: "install", step: "waiting for ready", times: 1 });
+    const ctx = ctxFor({ timing: SHORT });
     const info = ctx.reporter.info;
     ctx.reporter.info = (msg: string) => {
       info(msg);
-      if (/start downloading OS image/.test(msg)) void h.sim.restart();
+      // the follow's first answer came: the server was up after the stream broke
+      if (/^following: VM .* exists on the server/.test(msg)) void h.sim.restart({ downMs: 300 });
     };
-    const err = await create(declared(), ctx).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: CODES.installFailed });
-    expect((err as Error).message).toMatch(/never appeared, and the server can no longer create it/);
-    expect(h.sim.vms()).toEqual([]);
-    // the download bound (30 min by default) and the steps after it
-    expect(clock.slept()).toBeLessThan(40 * 60_000);
+    const { state } = await create(declared({ vmid: 172 }), ctx);
+    expect(state).toMatchObject({ vmid: 172, installState: "unconfirmed" });
+    expect(messages(ctx.lines).some((m) => /restarted mid-install/.test(m))).toBe(false);
   });
 });

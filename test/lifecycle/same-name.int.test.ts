@@ -10,7 +10,8 @@ import type { Harness } from "./harness";
 import { simClock } from "./sim-clock";
 
 const URN = "urn:pulumi:dev::fleet::pulumi-nodejs:dynamic/goPveQemu:Vm::app";
-const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000 };
+// Each follow to its verdict (goPveQemu:waitForInstalls): the rules of the timeline at work.
+const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 5_000, settleWaitMs: Number.POSITIVE_INFINITY };
 const ctxOf = (h: Harness, identity: string, extra: Partial<LifecycleContext> = {}) =>
   h.ctx({ clock: simClock(SPEED), timing: TIMING, urn: URN, identity, ...extra });
 const A = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";

@@ -21,6 +21,8 @@ function setup(): { clock: VirtualClock; server: FakeServer; ctx: LifecycleConte
       reporter: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), debug: () => undefined },
       client: () => client,
       clock,
+      // Each follow to its verdict (goPveQemu:waitForInstalls): the rules of the timeline at work.
+      timing: { settleWaitMs: Number.POSITIVE_INFINITY },
     },
   };
 }
@@ -167,6 +169,21 @@ describe("an update of a VM whose install is still unconfirmed follows it to a v
     );
     expect(s.server.calls.filter((c) => c.call !== "list" && c.call !== "status")).toEqual([]);
   });
+
+  test("not settled within settleWaitMs, nothing to change: recorded still unconfirmed after the short wait, nothing done", async () => {
+    const s = setup();
+    s.server.add({ vmid: 101 });
+    const state = unconfirmed(s.clock);
+    s.ctx.timing = { settleWaitMs: 20_000 };
+    const next = await update("101", state, inputs(), s.ctx);
+    expect(s.clock.now() - s.clock.start).toBeLessThanOrEqual(25_000);
+    expect(next).toMatchObject({ installState: "unconfirmed", installLost: { settleBy: state.installLost!.settleBy } });
+    expect(next.installLost?.seen).toBe(true);
+    expect(s.lines.some((l) => /^warn VM .*its install is still unconfirmed .* it can be settled from /.test(l))).toBe(
+      true,
+    );
+    expect(s.server.calls.filter((c) => c.call !== "list" && c.call !== "status")).toEqual([]);
+  });
 });
 
 describe("the reboot watch: between two full looks, a running VM whose reboot may come is asked its live power alone", () => {
@@ -193,7 +210,7 @@ describe("the reboot watch: between two full looks, a running VM whose reboot ma
   test("the same stop without the watch (its interval no shorter than the full looks'): missed, the timeline decides", async () => {
     const s = setup();
     s.server.add({ vmid: 101 });
-    s.ctx.timing = { rebootWatchIntervalMs: 2_000 };
+    s.ctx.timing = { ...s.ctx.timing, rebootWatchIntervalMs: 2_000 };
     rebootAt(s, 300_250);
     const next = await update("101", unconfirmed(s.clock), inputs({ cpu: 4 }), s.ctx);
     expect(next).toMatchObject({ installComplete: true, cpu: 4 });

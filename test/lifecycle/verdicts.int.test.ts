@@ -12,7 +12,8 @@ import { simClock } from "./sim-clock";
 
 const URN = "urn:pulumi:dev::verdicts::pulumi-nodejs:dynamic/goPveQemu:Vm::gw";
 /** 0.5 simulated seconds between looks: the reboot's stopped moment (30 s here) cannot slip between two. */
-const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 500 };
+// Each follow to its verdict (goPveQemu:waitForInstalls): the rules of the timeline at work.
+const TIMING = { ...DEFAULT_TIMING, pollIntervalMs: 500, settleWaitMs: Number.POSITIVE_INFINITY };
 
 let h: Harness;
 beforeAll(async () => {

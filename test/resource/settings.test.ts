@@ -53,4 +53,18 @@ describe("settings of the preview checks", () => {
       90_000,
     );
   });
+
+  test("settleWaitMs is milliseconds; waitForInstalls true follows each install to its bound", () => {
+    expect(readSettings(from({}), {}).timing.settleWaitMs).toBeUndefined();
+    expect(readSettings(from({ "goPveQemu:settleWaitMs": "45000" }), {}).timing.settleWaitMs).toBe(45_000);
+    expect(() => readSettings(from({ "goPveQemu:settleWaitMs": "soon" }), {})).toThrow(
+      'config goPveQemu:settleWaitMs: "soon" is not allowed; expected a whole number of milliseconds > 0',
+    );
+    const waiting = readSettings(from({ "goPveQemu:waitForInstalls": "true", "goPveQemu:settleWaitMs": "45000" }), {});
+    expect(waiting.timing.settleWaitMs).toBe(Number.POSITIVE_INFINITY);
+    expect(readSettings(from({ "goPveQemu:waitForInstalls": "false" }), {}).timing.settleWaitMs).toBeUndefined();
+    expect(() => readSettings(from({ "goPveQemu:waitForInstalls": "always" }), {})).toThrow(
+      'config goPveQemu:waitForInstalls: "always" is not allowed; expected true or false',
+    );
+  });
 });

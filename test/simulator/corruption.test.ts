@@ -5,7 +5,7 @@
 // operation carries on server-side. Assertions are on exact bytes and on
 // order; "nothing more came" is checked against a later request's answer, not
 // a wall-clock wait.
-import { CLOSE, ev, request, useSimulators, UBUNTU } from "./helpers";
+import { CLOSE, ev, open, request, useSimulators, UBUNTU } from "./helpers";
 import { chunk, FRAGMENT_OFFSET, rawBody, rawRequest, type RawConnection } from "./raw";
 
 const start = useSimulators();
@@ -76,6 +76,21 @@ describe("garble: broken chunk framing, then the response never ends", () => {
     expect(sim.vm(172)).toMatchObject({ running: true, os: "ubuntu" });
     expect(sim.stats()).toMatchObject({ installsSucceeded: 1, streamsCorrupted: 1 });
     conn.destroy();
+  });
+
+  test("hidden, in an install's SSH initialization: nothing after that frame reaches the client; the install goes on, its reboot included, and the response's end is a break", async () => {
+    const sim = await start({
+      ...FAST,
+      faults: [{ op: "install", step: "SSH initialization", kind: "garble", variant: "hidden" }],
+    });
+    const s = open(sim.url, "POST", "/api/vm/install", { body: { ...UBUNTU, id: 173 } });
+    const r = await s.done;
+    expect(r.complete).toBe(false);
+    expect(r.body).toContain('"message":"[*] SSH initialization"');
+    expect(r.body).not.toContain("SSH initialization completed");
+    expect(r.body).not.toContain("event: close");
+    expect(sim.vm(173)).toMatchObject({ running: true, os: "ubuntu" });
+    expect(sim.stats()).toMatchObject({ installsSucceeded: 1, streamsCorrupted: 1 });
   });
 
   test("crlf: a chunk without the LF of its CRLF, the frame again, and the stream goes on to its close", async () => {

@@ -34,6 +34,27 @@ describe("restart()", () => {
     expect(sim.faults().map((f) => f.kind)).toEqual(["fail"]);
   });
 
+  test("a process that takes a while to come back: connections are refused meanwhile; a VM past its start stays running, never initialised", async () => {
+    const sim = await start({ ...FAST, speed: 200 });
+    const s = open(sim.url, "POST", "/api/vm/install", { body: { ...UBUNTU, id: 152, name: "half" } });
+    await s.waitFor("waiting for ready");
+    const back = sim.restart({ downMs: 1_000 });
+    await until(() =>
+      request(sim.url, "GET", "/api/vm/list").then(
+        () => false,
+        (err: { code?: string }) => err.code === "ECONNREFUSED",
+      ),
+    );
+    await back;
+    expect((await s.done).complete).toBe(false);
+    await sim.idle();
+    // Nothing drives the install any more: no SSH initialisation, no reboot, and nobody cleans up.
+    expect(sim.vm(152)).toMatchObject({ name: "half-152", status: "running" });
+    expect(sim.installs().at(-1)).toMatchObject({ vmid: 152 });
+    expect(sim.installs().at(-1)?.outcome).toBe("cut-short");
+    expect((await request(sim.url, "GET", "/api/vm/152/status")).body).toBe("running");
+  });
+
   test("mid-install before creating VM: nothing was made, nothing appears", async () => {
     const sim = await start({ sshKey: true, durations: { downloadImage: 1e9 } });
     const s = open(sim.url, "POST", "/api/vm/install", { body: { ...UBUNTU, id: 151 } });

@@ -43,6 +43,15 @@ export interface Timing {
    * the VM is recorded as unconfirmed and the next refresh or up settles it.
    */
   followTimeoutMs: number;
+  /**
+   * How long a followed or taken-over install whose VM exists may go
+   * unsettled before it is recorded as unconfirmed (the create succeeds, with
+   * a warning) for the next refresh, preview or up to settle: the server
+   * shows nothing that tells a VM in its init script from a finished one, and
+   * the bounds can be half an hour. Infinity (goPveQemu:waitForInstalls)
+   * follows to the bound.
+   */
+  settleWaitMs: number;
   /** Bound for the server's image download, which has no timeout of its own. */
   imageDownloadBoundMs: number;
   /** Bound for the server's SSH initialisation (the init script), which has no timeout. */
@@ -65,6 +74,7 @@ export const DEFAULT_TIMING: Timing = {
   shutdownTimeoutMs: 600_000,
   stopTimeoutMs: 60_000,
   followTimeoutMs: 60 * 60_000,
+  settleWaitMs: 30_000,
   imageDownloadBoundMs: DEFAULT_OPEN_BOUNDS.imageDownloadMs,
   initScriptBoundMs: DEFAULT_OPEN_BOUNDS.initScriptMs,
   migrateBoundMs: DEFAULT_OPEN_BOUNDS.migrateMs,

@@ -13,6 +13,7 @@ import {
 } from "../../client";
 import type { AnswerBody, VmEntry, InstallFacts, Phase } from "../../client";
 import type { Failure } from "./failure-rules";
+import type { FollowMemory } from "./lost-rules";
 import { LOSS_TEXT, errorText } from "../core";
 import type { InstallJob } from "./record";
 import { realName } from "../model";
@@ -24,6 +25,8 @@ export interface Progress {
   phase: Phase;
   /** the migration the install named was refused: its `node` is the server's own */
   localNodeRefused?: boolean;
+  /** what the VM's power showed while its stream was read (from SSH initialization on), for the follow */
+  watched?: FollowMemory;
 }
 
 /** How the install call failed, in the decision table's terms (pure but for the one list on a broken connection). */

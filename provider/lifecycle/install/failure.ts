@@ -93,6 +93,7 @@ async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Prom
       const phase = v.from === "start" ? "checkVmid" : k.progress.phase;
       if (v.from === "start") job.ctx.reporter.warn(`${v.why}; asking the server what became of it`);
       const at = { facts: k.facts, step, phase, before: k.before, ticket: k.ticket, why: k.why, cause: k.cause };
+      if (k.progress.watched !== undefined) Object.assign(at, { watched: k.progress.watched });
       return { kind: "done", result: await follow(job, at) };
     }
     case "partial": {

@@ -17,16 +17,15 @@
 // Until its VM appears, an auto install keeps holding the VMID gate: the
 // server may still be about to create it with the VMID it picked.
 import type { VmEntry, InstallFacts, Phase } from "../../client";
-import { clockOf, openBoundsOf, timingOf, duration, vmLabel, poll, errorText } from "../core";
+import { clockOf, openBoundsOf, timingOf, duration, vmLabel, poll } from "../core";
 import { sincePhase, sinceStart, timelineOf } from "./timeline";
 import type { FollowMemory, Verdict } from "./lost-rules";
-import { InstallWatch } from "./install-watch";
-import type { Followed } from "./install-watch";
+import { InstallWatch, type Followed } from "./install-watch";
 import type { LostInstall } from "../model";
 import { CODES, LifecycleError, realName } from "../model";
-import { exists, lookAt } from "../observe";
+import { exists, lookAt, unreadable } from "../observe";
 import type { Sight } from "../observe";
-import { failWithVm, finishCreate } from "./record";
+import { failWithVm, finishCreate, recordUnconfirmed } from "./record";
 import type { CreateResult, InstallJob, Sighting } from "./record";
 import type { Observation } from "../observe";
 import type { InstallTicket } from "./vmid-lock";
@@ -51,6 +50,8 @@ export interface LostAt {
   began?: number;
   /** the furthest phase its stream had shown, and when (this machine's journal, for an interrupted create) */
   reached?: { phase: Phase; at: number };
+  /** what the VM's power showed while the stream was still read */
+  watched?: FollowMemory;
   cause: unknown;
 }
 
@@ -62,17 +63,23 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
   const fromNow = timelineOf({ step: at.step, phase: at.phase, lostAt: clock.now() }, open, withNode);
   const started = at.began === undefined ? fromNow : sinceStart(fromNow, at.began, open, withNode);
   const t = at.reached === undefined ? started : sincePhase(started, at.reached, open, withNode);
-  const capAt = t.lostAt + timingOf(ctx).followTimeoutMs;
+  const { followTimeoutMs, settleWaitMs } = timingOf(ctx);
+  const capAt = t.lostAt + followTimeoutMs;
+  // Once its VM is seen (state can hold it), the follow waits no longer than settleWaitMs for a verdict.
+  const shortAt = t.lostAt + settleWaitMs;
   const watch = new Watch(job, at, t);
+  const bound = duration(Math.min(capAt, t.settleBy) - t.lostAt);
   ctx.reporter.warn(
     `${at.headline ?? `lost the install stream at ${t.step ? `step "${t.step}"` : "the start"}`} (${at.why.split("\n")[0]}); the server carries on without us: ` +
-      `following VM ${watch.vmid() ?? "(VMID not known yet)"} by asking the server, for up to ` +
-      `${duration(Math.min(capAt, t.settleBy) - t.lostAt)} (the longest the remaining steps can take)`,
+      `following VM ${watch.vmid() ?? "(VMID not known yet)"} by asking the server, ` +
+      (shortAt < Math.min(capAt, t.settleBy)
+        ? `for up to ${duration(settleWaitMs)} once it exists, then it is recorded as unconfirmed (the remaining steps can take up to ${bound})`
+        : `for up to ${bound} (the longest the remaining steps can take)`),
   );
   let verdict: Verdict;
   try {
     const result = await poll(ctx, {
-      probe: () => watch.round(capAt),
+      probe: () => watch.round(watch.mem.seen && watch.vmid() !== undefined ? Math.min(capAt, shortAt) : capAt),
       done: (v) => v.kind !== "follow",
       timeoutMs: Math.min(capAt, t.settleBy) - t.lostAt + timingOf(ctx).pollIntervalMs,
       intervalMs: () => watch.rounds.intervalMs(),
@@ -92,8 +99,7 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
 class Watch implements Followed {
   private readonly id: number | undefined;
   private found: number | undefined;
-  /** the last observation of the VM, when one could be made */
-  observation: Observation | undefined;
+  observation: Observation | undefined; // the last one, when one could be made
   readonly rounds: InstallWatch;
 
   constructor(
@@ -102,7 +108,10 @@ class Watch implements Followed {
     t: LostInstall,
   ) {
     this.id = at.facts.vmid ?? job.inputs.vmid;
-    this.rounds = new InstallWatch({ client: job.client, ctx: job.ctx, withNode: sendsNode(job) }, t, false);
+    // Only a stream of this run that the connection's end cut can date a restart of the server.
+    const cut = at.headline === undefined && (at.cause as { shape?: string } | undefined)?.shape === "connection-lost";
+    const target = { ...job, withNode: sendsNode(job), restartEvidence: cut };
+    this.rounds = new InstallWatch(target, t, false, at.watched);
   }
 
   get mem(): FollowMemory {
@@ -127,7 +136,7 @@ class Watch implements Followed {
       if (this.vmid() === undefined && !(await this.findVmid())) return { look: { kind: "absent" } };
     } catch (err) {
       if (ctx.signal?.aborted) throw err;
-      return { look: { kind: "unreadable", error: errorText(err, redact) } };
+      return { look: unreadable(err, redact) };
     }
     const vmid = this.vmid()!;
     // Live power state each round: the reboot's stopped moment is short, and the list lags it.
@@ -202,6 +211,9 @@ async function record(job: InstallJob, at: LostAt, watch: Watch, v: Verdict, t: 
       }
       return finishCreate(job, watch.sighting(), true);
     case "partial":
+      if (v.installState === "unconfirmed" && !job.ctx.signal?.aborted) {
+        return recordUnconfirmed(job, watch.sighting(), t, `${stream}: ${v.why}`);
+      }
       return failWithVm(
         job,
         watch.sighting(),

@@ -13,4 +13,5 @@ export type { Followed } from "./install-watch";
 export type { Verdict } from "./lost-rules";
 export type { CreateResult, InstallJob } from "./record";
 export { settleUnconfirmed } from "./settle";
+export { settled } from "./lost-rules";
 export { acquireInstallSlot } from "./vmid-lock";

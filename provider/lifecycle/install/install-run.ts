@@ -5,6 +5,7 @@
 import type { InstallRequest, InstallFacts, InstallSuccess, OperationEvent, Phase } from "../../client";
 import { STEP, phaseIndex, phaseOfEvent } from "../../client";
 import { clockOf, installProgress } from "../core";
+import { StreamPower } from "./power-watch";
 import type { Progress } from "./classify-failure";
 import { SERVER_DEFAULTS, dropUndefined } from "../model";
 import type { InstallJob } from "./record";
@@ -57,6 +58,7 @@ export async function runInstall(job: InstallJob, ticket: InstallTicket): Promis
   const withNode = sendsNode(job);
   const progress: Progress = { facts: { vmCreated: false, completed: false }, step: "", phase: "checkVmid" };
   const report = installProgress(job.ctx.reporter, job.redact, withNode);
+  const power = new StreamPower(job, withNode);
   const journal = journalWriter(job);
   const onEvent = (event: OperationEvent): void => {
     report(event);
@@ -67,6 +69,7 @@ export async function runInstall(job: InstallJob, ticket: InstallTicket): Promis
     const phase = phaseOfEvent(ev.step, ev.status, ev.message, withNode);
     if (phase && phaseIndex(phase) > phaseIndex(progress.phase)) {
       progress.phase = phase;
+      power.reached(phase, progress.facts.vmid ?? job.inputs.vmid);
       // What the server said, for a deployment that takes this install over after a kill.
       journal.phase(phase);
     }
@@ -87,6 +90,8 @@ export async function runInstall(job: InstallJob, ticket: InstallTicket): Promis
   } catch (err) {
     return { ok: false, err, progress };
   } finally {
+    const watched = power.stop();
+    if (watched !== undefined) progress.watched = watched;
     // Written before the create ends, so that its removal of the entry comes after.
     await journal.settled(completed);
   }

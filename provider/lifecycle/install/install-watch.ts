@@ -24,6 +24,7 @@ import type { LostInstall } from "../model";
 import { decideLost, phaseShown, remember } from "./lost-rules";
 import type { FollowMemory, Verdict } from "./lost-rules";
 import { advance, stoppedGrace } from "./timeline";
+import { powerTurn } from "./power-watch";
 
 /** What is followed: the VM's VMID once known, and a full look at it. */
 export interface Followed {
@@ -36,6 +37,14 @@ export interface WatchTarget {
   ctx: LifecycleContext;
   /** the install was given a node: its migration is one of the remaining steps */
   withNode: boolean;
+  /**
+   * The install's stream, in this run, was cut by the connection's end: a
+   * refused connection before the server answered anything since tells that
+   * its process died then, with the install unfinished (a restart).
+   */
+  restartEvidence?: boolean;
+  /** the server's key: its reads of live power share one pace (powerTurn) */
+  key?: string;
 }
 
 export class InstallWatch {
@@ -47,14 +56,18 @@ export class InstallWatch {
   private liveReadable = false;
   /** the last round was a quick one: nothing new to say */
   quick = false;
+  /** the server answered a look since the follow began */
+  private answered = false;
 
   constructor(
     private readonly target: WatchTarget,
     /** the install's timeline, tightened as the VM shows progress */
     public t: LostInstall,
     seen: boolean,
+    /** what the VM's power showed before the follow (while its stream was read) */
+    mem?: FollowMemory,
   ) {
-    this.mem = { seen };
+    this.mem = mem ?? { seen };
   }
 
   /**
@@ -79,6 +92,7 @@ export class InstallWatch {
     this.lastFullAt = now;
     this.liveReadable = sight.observation?.status !== undefined;
     const seen = sight.look;
+    this.noteRestart(seen, now);
     const open = openBoundsOf(this.target.ctx);
     if (exists(seen)) {
       this.mem = remember(this.mem, seen, now);
@@ -90,6 +104,14 @@ export class InstallWatch {
       grace: stoppedGrace(open),
     });
     return this.verdict;
+  }
+
+  /** A refusal before any answer, right after the stream's connection ended: the server's process had died. */
+  private noteRestart(seen: Look, now: number): void {
+    if (seen.kind !== "unreadable") this.answered = true;
+    else if (seen.refused === true && !this.answered && this.target.restartEvidence === true) {
+      this.mem = { ...this.mem, restartedAt: this.mem.restartedAt ?? now };
+    }
   }
 
   /** How long until the next round: short while the install's reboot may come and could be missed. */
@@ -118,6 +140,7 @@ export class InstallWatch {
     const { client, ctx } = this.target;
     let word: string;
     try {
+      if (this.target.key !== undefined) await powerTurn(this.target.key, ctx);
       word = await client.status(vmid, { signal: ctx.signal });
     } catch (err) {
       if (ctx.signal?.aborted) throw err;

@@ -13,6 +13,7 @@ import { duration } from "../core";
 import { exists, runs } from "../observe";
 import type { Look } from "../observe";
 import type { LostInstall, VmState } from "../model";
+import { restartVerdict } from "./restart-rules";
 
 /** The phase the server has reached at least, by what the VM shows. */
 export function phaseShown(seen: Look): Phase | undefined {
@@ -56,6 +57,12 @@ export interface FollowMemory {
    * after which nothing removes the VM. (A clean-up stops it and destroys it.)
    */
   rebooted?: boolean;
+  /**
+   * When the server's listener was found gone (connections refused) right
+   * after the stream's connection ended, before it answered anything: its
+   * process died then, and with it the install, which nothing drives since.
+   */
+  restartedAt?: number;
 }
 
 /**
@@ -71,6 +78,7 @@ export function remember(mem: FollowMemory, seen: Look, now: number): FollowMemo
       ran: true,
       stoppedAfterRun: mem.stoppedAfterRun,
       rebooted: mem.rebooted || mem.stoppedAfterRun,
+      ...(mem.restartedAt !== undefined ? { restartedAt: mem.restartedAt } : {}),
     };
   }
   const stopped = seen.kind === "present" && seen.running === false;
@@ -94,7 +102,9 @@ export function decideLost(
   now: number,
   end: { capAt: number; vmidKnown: boolean; grace: number },
 ): Verdict {
-  return shownVerdict(t, seen, mem, now, end.grace) ?? pendingVerdict(t, seen, mem, now, end);
+  return (
+    restartVerdict(t, seen, mem) ?? shownVerdict(t, seen, mem, now, end.grace) ?? pendingVerdict(t, seen, mem, now, end)
+  );
 }
 
 /** The verdict the look settles by itself, if any. */

@@ -112,6 +112,21 @@ export async function finishCreate(job: InstallJob, seen: Sighting, completed: b
   return { id: String(state.vmid), state };
 }
 
+/**
+ * The VM exists and its install's outcome cannot be known yet: recorded (the
+ * create succeeds, its outputs usable) as unconfirmed, with why and from when
+ * the server's answers can settle it, for the next refresh, preview or up.
+ */
+export function recordUnconfirmed(job: InstallJob, seen: Sighting, lost: LostInstall, why: string): CreateResult {
+  const state = stateFrom(job, seen, false, undefined, { ...lost, reason: why.split("\n")[0] });
+  job.ctx.reporter.warn(
+    `VM ${vmLabel(state.vmid, state.vmName)} is recorded as unconfirmed (${why}); it can be settled from ` +
+      `${new Date(lost.settleBy).toISOString()}: the next \`pulumi up\`, \`pulumi refresh\` or \`pulumi preview\` settles it ` +
+      "from what the server then shows (goPveQemu:waitForInstalls true waits for it instead)",
+  );
+  return { id: String(state.vmid), state };
+}
+
 /** A state true to what is known of the VM. */
 function stateFrom(job: InstallJob, seen: Sighting, completed: boolean, problem?: string, lost?: LostInstall): VmState {
   const { inputs, conn } = job;

@@ -17,6 +17,10 @@ export const LostInstallSchema = z.object({
     .meta({ description: "after this the server can no longer remove the VM (its clean-up steps are over)" }),
   settleBy: z.number().meta({ description: "after this every question is answered" }),
   seen: z.boolean().meta({ description: "the VM was seen on the server since" }),
+  reason: z
+    .string()
+    .optional()
+    .meta({ description: "why it was recorded before the server's answers could settle it" }),
 });
 export type LostInstall = z.infer<typeof LostInstallSchema>;
 

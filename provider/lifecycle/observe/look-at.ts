@@ -3,6 +3,7 @@
 // "unreadable" look, which every table knows how to wait out. A cancelled
 // read is not an unreadable server, so it is passed on when asked.
 import type { GoPveQemuApi } from "../../client";
+import { isRefused } from "../../client";
 import { lookOf } from "./look";
 import type { Look } from "./look";
 import { observe } from "./observe";
@@ -14,6 +15,11 @@ export interface Sight {
   look: Look;
   /** the observation behind the look; absent when the server could not be read */
   observation?: Observation;
+}
+
+/** A read that failed, as a look: whether the connection was refused is evidence of its own. */
+export function unreadable(err: unknown, redact: Redactor): Look {
+  return { kind: "unreadable", error: errorText(err, redact), ...(isRefused(err) ? { refused: true } : {}) };
 }
 
 /** One look at VM `vmid`; `passCancel`: a read that failed because `signal` was aborted throws. */
@@ -28,6 +34,6 @@ export async function lookAt(
     return { look: lookOf(observation), observation };
   } catch (err) {
     if (how.passCancel && how.signal?.aborted) throw err;
-    return { look: { kind: "unreadable", error: errorText(err, how.redact) } };
+    return { look: unreadable(err, how.redact) };
   }
 }

@@ -5,8 +5,8 @@
 import type { Observation } from "./observe";
 
 export type Look =
-  /** the server could not be asked (the list failed) */
-  | { kind: "unreadable"; error: string }
+  /** the server could not be asked (the list failed); `refused`: nothing listened at the endpoint */
+  | { kind: "unreadable"; error: string; refused?: boolean }
   | { kind: "absent" }
   /** its VMID is held by a VM with another name */
   | { kind: "other"; name: string }

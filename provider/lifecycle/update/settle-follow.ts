@@ -3,15 +3,16 @@
 // shutdown for a new cpu, or a start for `running: true`, would act on a VM
 // in the middle of its install. So the update first follows the install to a
 // verdict, by the same rules as create's follow (the reboot rule, the
-// timeline), and plans only then. When the timeline ends before a verdict,
-// the update fails having changed nothing; the next `up` asks again.
+// timeline), and plans only then, waiting no longer than settleWaitMs. Still
+// unsettled then, the state stays unconfirmed: an update with steps fails
+// having changed nothing (update), one without is recorded as it is, and the
+// next `up` asks again.
 import type { GoPveQemuApi } from "../../client";
 import { clockOf, timingOf, duration, poll, errorText } from "../core";
 import type { LifecycleContext, Redactor } from "../core";
 import { InstallWatch } from "../install";
 import type { Followed, Verdict } from "../install";
 import type { LostInstall, VmState } from "../model";
-import { LifecycleError } from "../model";
 import { lookOf, observe, observedFields } from "../observe";
 import type { Observation, Sight } from "../observe";
 
@@ -21,14 +22,17 @@ export interface SettleTarget {
   label: string;
   ctx: LifecycleContext;
   redact: Redactor;
+  /** the server's key: reads of live power to one server share one pace */
+  key?: string;
 }
 
-/** The state once the install is settled; undefined when the server removed the VM. Throws when it stays unknown. */
+/** The state once the install is settled (still unconfirmed when it is not yet); undefined when the server removed the VM. */
 export async function followUnconfirmed(t: SettleTarget, state: VmState): Promise<VmState | undefined> {
   const lost = state.installLost;
   if (state.installState !== "unconfirmed" || lost === undefined) return state;
   const clock = clockOf(t.ctx);
-  const capAt = Math.min(lost.settleBy, clock.now() + timingOf(t.ctx).followTimeoutMs);
+  const { followTimeoutMs, settleWaitMs } = timingOf(t.ctx);
+  const capAt = Math.min(lost.settleBy, clock.now() + Math.min(followTimeoutMs, settleWaitMs));
   t.ctx.reporter.info(
     `VM ${t.label}: its install is not settled yet (its stream was lost at ${lost.step ? `step "${lost.step}"` : "the start"}); ` +
       `following it before anything is changed, for up to ${duration(Math.max(0, capAt - clock.now()))}`,
@@ -59,7 +63,7 @@ class Watch implements Followed {
     lost: LostInstall,
   ) {
     const withNode = state.inputs?.node !== undefined;
-    this.rounds = new InstallWatch({ client: t.client, ctx: t.ctx, withNode }, lost, lost.seen);
+    this.rounds = new InstallWatch({ client: t.client, ctx: t.ctx, withNode, key: t.key }, lost, lost.seen);
   }
 
   vmid(): number {
@@ -98,9 +102,11 @@ class Watch implements Followed {
         }
         break;
     }
-    throw new LifecycleError(
-      `VM ${this.t.label}: its install is still not settled (${v.why}); nothing was changed: ` +
-        "the server may still be installing it, and an update could act on it mid-install. The next `pulumi up` or `pulumi refresh` asks again",
+    const lost = this.state.installLost!;
+    reporter.warn(
+      `VM ${this.t.label}: its install is still unconfirmed (${v.why}); it can be settled from ` +
+        `${new Date(lost.settleBy).toISOString()}: the next \`pulumi up\` or \`pulumi refresh\` asks again`,
     );
+    return { ...this.state, installLost: { ...lost, seen: lost.seen || this.rounds.mem.seen } };
   }
 }

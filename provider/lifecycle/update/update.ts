@@ -10,7 +10,15 @@
 //   may be shut down or started while the server may still be installing it.
 // - A changed connection is recorded; it is resolved field by field over the
 //   stored one (not over the defaults: the VM lives where it was created).
-import { resolveConnection, LifecycleError, desiredOf, dropUndefined, parseState, targetUser } from "../model";
+import {
+  endpointKey,
+  resolveConnection,
+  LifecycleError,
+  desiredOf,
+  dropUndefined,
+  parseState,
+  targetUser,
+} from "../model";
 import type { LifecycleContext } from "../core";
 import { disabledMessage } from "../delete";
 import type { VmInputs, VmState } from "../model";
@@ -27,6 +35,13 @@ export async function update(id: string, olds: VmState, news: VmInputs, ctx: Lif
   const current = await observeCurrent(job);
   const steps = planUpdate(current, news);
   if (steps.length > 0 && current.disabled) throw new LifecycleError(disabledMessage(job.label));
+  if (steps.length > 0 && current.installState === "unconfirmed") {
+    throw new LifecycleError(
+      `VM ${job.label}: its install is still not settled (the server's answers can settle it from ` +
+        `${new Date(current.installLost?.settleBy ?? 0).toISOString()}); nothing was changed: the server may still be ` +
+        "installing it, and an update could act on it mid-install. The next `pulumi up` or `pulumi refresh` asks again",
+    );
+  }
   if (current.installComplete === false) {
     ctx.reporter.warn(
       `VM ${job.label} comes from an install that did not finish (${current.installProblem ?? "reason unknown"}); this update reconciles ` +
@@ -64,7 +79,10 @@ async function observeCurrent(job: UpdateJob): Promise<VmState> {
   const looked = settleUnconfirmed(current, seen, job.ctx, job.label);
   // Still unconfirmed after one look: followed to a verdict before any step can act on it (a
   // disabled VM shows nothing to follow, and no step may act on it anyway).
-  const settled = looked === undefined || seen.disabled ? looked : await followUnconfirmed(job, looked);
+  const settled =
+    looked === undefined || seen.disabled
+      ? looked
+      : await followUnconfirmed({ ...job, key: endpointKey(conn.endpoint) }, looked);
   if (settled === undefined) throw new LifecycleError(goneMessage(job));
   return dropUndefined(settled);
 }

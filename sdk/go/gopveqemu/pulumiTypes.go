@@ -625,6 +625,8 @@ type LostInstall struct {
 	// when the stream was lost
 	LostAt float64      `pulumi:"lostAt"`
 	Phase  InstallPhase `pulumi:"phase"`
+	// why it was recorded before the server's answers could settle it
+	Reason *string `pulumi:"reason"`
 	// the VM was seen on the server since
 	Seen bool `pulumi:"seen"`
 	// after this every question is answered
@@ -663,6 +665,11 @@ func (o LostInstallOutput) LostAt() pulumi.Float64Output {
 
 func (o LostInstallOutput) Phase() InstallPhaseOutput {
 	return o.ApplyT(func(v LostInstall) InstallPhase { return v.Phase }).(InstallPhaseOutput)
+}
+
+// why it was recorded before the server's answers could settle it
+func (o LostInstallOutput) Reason() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v LostInstall) *string { return v.Reason }).(pulumi.StringPtrOutput)
 }
 
 // the VM was seen on the server since
@@ -741,6 +748,16 @@ func (o LostInstallPtrOutput) Phase() InstallPhasePtrOutput {
 		}
 		return &v.Phase
 	}).(InstallPhasePtrOutput)
+}
+
+// why it was recorded before the server's answers could settle it
+func (o LostInstallPtrOutput) Reason() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *LostInstall) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Reason
+	}).(pulumi.StringPtrOutput)
 }
 
 // the VM was seen on the server since

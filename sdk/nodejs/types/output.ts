@@ -55,6 +55,10 @@ export interface LostInstall {
     lostAt: number;
     phase: enums.InstallPhase;
     /**
+     * why it was recorded before the server's answers could settle it
+     */
+    reason?: string;
+    /**
      * the VM was seen on the server since
      */
     seen: boolean;

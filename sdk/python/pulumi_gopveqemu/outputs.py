@@ -294,7 +294,8 @@ class LostInstall(dict):
                  settle_by: _builtins.float,
                  start_by: _builtins.float,
                  step: _builtins.str,
-                 undo_by: _builtins.float):
+                 undo_by: _builtins.float,
+                 reason: Optional[_builtins.str] = None):
         """
         :param _builtins.float create_by: after this the server can no longer create the VM
         :param _builtins.float lost_at: when the stream was lost
@@ -303,6 +304,7 @@ class LostInstall(dict):
         :param _builtins.float start_by: after this the install will not start a stopped VM any more
         :param _builtins.str step: the last step the stream showed ("" before the first)
         :param _builtins.float undo_by: after this the server can no longer remove the VM (its clean-up steps are over)
+        :param _builtins.str reason: why it was recorded before the server's answers could settle it
         """
         pulumi.set(__self__, "create_by", create_by)
         pulumi.set(__self__, "lost_at", lost_at)
@@ -312,6 +314,8 @@ class LostInstall(dict):
         pulumi.set(__self__, "start_by", start_by)
         pulumi.set(__self__, "step", step)
         pulumi.set(__self__, "undo_by", undo_by)
+        if reason is not None:
+            pulumi.set(__self__, "reason", reason)
 
     @_builtins.property
     @pulumi.getter(name="createBy")
@@ -373,6 +377,14 @@ class LostInstall(dict):
         after this the server can no longer remove the VM (its clean-up steps are over)
         """
         return pulumi.get(self, "undo_by")
+
+    @_builtins.property
+    @pulumi.getter
+    def reason(self) -> Optional[_builtins.str]:
+        """
+        why it was recorded before the server's answers could settle it
+        """
+        return pulumi.get(self, "reason")
 
 
 @pulumi.output_type
