@@ -53,6 +53,9 @@ export const ConfigSchema = z.object({
   sshWaitBoundMs: ms(
     "The longest one of the server's waits for the VM's SSH may take, in ms (default 600000, 10 min).",
   ),
+  settleWaitMs: ms(
+    "How long a followed install (lost stream) or a takeover whose VM exists may go unsettled before it is recorded as `unconfirmed` and `up` goes on, in ms (default 30000).",
+  ),
   confirmTimeoutMs: ms("After install or start, how long the list may lag, in ms (default 60000)."),
   goneTimeoutMs: ms("After destroy, until the VM must be gone from the list, in ms (default 120000)."),
   streamIdleTimeoutMs: ms(
@@ -62,6 +65,10 @@ export const ConfigSchema = z.object({
   streamHeadersTimeoutMs: ms(
     "How long a streamed operation's answer may take to begin (status line and headers), in ms (default 120000, 2 min).",
   ),
+  waitForInstalls: Flag.optional().meta({
+    description:
+      "When true, a followed install or a takeover is followed to its bound (up to an hour with the defaults) instead of being recorded as `unconfirmed` after settleWaitMs (default false).",
+  }),
   allowHardStop: Flag.optional().meta({
     description:
       "Whether a graceful shutdown that did not work may end in a hard stop before a change that needs the VM off (default true); with false such an update fails with GPQ_SHUTDOWN_FAILED, the VM running and unchanged.",

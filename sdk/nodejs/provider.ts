@@ -47,6 +47,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["offline"] = pulumi.output(args?.offline).apply(JSON.stringify);
             resourceInputs["pollIntervalMs"] = pulumi.output(args?.pollIntervalMs).apply(JSON.stringify);
             resourceInputs["rebootWatchIntervalMs"] = pulumi.output(args?.rebootWatchIntervalMs).apply(JSON.stringify);
+            resourceInputs["settleWaitMs"] = pulumi.output(args?.settleWaitMs).apply(JSON.stringify);
             resourceInputs["shutdownTimeoutMs"] = pulumi.output(args?.shutdownTimeoutMs).apply(JSON.stringify);
             resourceInputs["sshWaitBoundMs"] = pulumi.output(args?.sshWaitBoundMs).apply(JSON.stringify);
             resourceInputs["stackIdentity"] = args?.stackIdentity ? pulumi.secret(args.stackIdentity) : undefined;
@@ -55,6 +56,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["streamIdleTimeoutMs"] = pulumi.output(args?.streamIdleTimeoutMs).apply(JSON.stringify);
             resourceInputs["streamOverallTimeoutMs"] = pulumi.output(args?.streamOverallTimeoutMs).apply(JSON.stringify);
             resourceInputs["token"] = args?.token ? pulumi.secret(args.token) : undefined;
+            resourceInputs["waitForInstalls"] = pulumi.output(args?.waitForInstalls).apply(JSON.stringify);
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         super(Provider.__pulumiType, name, resourceInputs, opts);
@@ -118,6 +120,10 @@ export interface ProviderArgs {
      */
     rebootWatchIntervalMs?: pulumi.Input<number | undefined>;
     /**
+     * How long a followed install (lost stream) or a takeover whose VM exists may go unsettled before it is recorded as `unconfirmed` and `up` goes on, in ms (default 30000).
+     */
+    settleWaitMs?: pulumi.Input<number | undefined>;
+    /**
      * How long a graceful shutdown may take before the hard stop, in ms (default 600000, 10 min).
      */
     shutdownTimeoutMs?: pulumi.Input<number | undefined>;
@@ -149,4 +155,8 @@ export interface ProviderArgs {
      * Bearer token for a server behind an authenticating proxy (secret; never shown). Default: the environment variable GO_PVE_QEMU_TOKEN.
      */
     token?: pulumi.Input<string | undefined>;
+    /**
+     * When true, a followed install or a takeover is followed to its bound (up to an hour with the defaults) instead of being recorded as `unconfirmed` after settleWaitMs (default false).
+     */
+    waitForInstalls?: pulumi.Input<boolean | undefined>;
 }

@@ -65,6 +65,8 @@ type providerArgs struct {
 	PollIntervalMs *int `pulumi:"pollIntervalMs"`
 	// While a followed install may be about to reboot its VM, between two reads of the VM's live power state alone, in ms (default 500).
 	RebootWatchIntervalMs *int `pulumi:"rebootWatchIntervalMs"`
+	// How long a followed install (lost stream) or a takeover whose VM exists may go unsettled before it is recorded as `unconfirmed` and `up` goes on, in ms (default 30000).
+	SettleWaitMs *int `pulumi:"settleWaitMs"`
 	// How long a graceful shutdown may take before the hard stop, in ms (default 600000, 10 min).
 	ShutdownTimeoutMs *int `pulumi:"shutdownTimeoutMs"`
 	// The longest one of the server's waits for the VM's SSH may take, in ms (default 600000, 10 min).
@@ -81,6 +83,8 @@ type providerArgs struct {
 	StreamOverallTimeoutMs *int `pulumi:"streamOverallTimeoutMs"`
 	// Bearer token for a server behind an authenticating proxy (secret; never shown). Default: the environment variable GO_PVE_QEMU_TOKEN.
 	Token *string `pulumi:"token"`
+	// When true, a followed install or a takeover is followed to its bound (up to an hour with the defaults) instead of being recorded as `unconfirmed` after settleWaitMs (default false).
+	WaitForInstalls *bool `pulumi:"waitForInstalls"`
 }
 
 // The set of arguments for constructing a Provider resource.
@@ -111,6 +115,8 @@ type ProviderArgs struct {
 	PollIntervalMs pulumi.IntPtrInput
 	// While a followed install may be about to reboot its VM, between two reads of the VM's live power state alone, in ms (default 500).
 	RebootWatchIntervalMs pulumi.IntPtrInput
+	// How long a followed install (lost stream) or a takeover whose VM exists may go unsettled before it is recorded as `unconfirmed` and `up` goes on, in ms (default 30000).
+	SettleWaitMs pulumi.IntPtrInput
 	// How long a graceful shutdown may take before the hard stop, in ms (default 600000, 10 min).
 	ShutdownTimeoutMs pulumi.IntPtrInput
 	// The longest one of the server's waits for the VM's SSH may take, in ms (default 600000, 10 min).
@@ -127,6 +133,8 @@ type ProviderArgs struct {
 	StreamOverallTimeoutMs pulumi.IntPtrInput
 	// Bearer token for a server behind an authenticating proxy (secret; never shown). Default: the environment variable GO_PVE_QEMU_TOKEN.
 	Token pulumi.StringPtrInput
+	// When true, a followed install or a takeover is followed to its bound (up to an hour with the defaults) instead of being recorded as `unconfirmed` after settleWaitMs (default false).
+	WaitForInstalls pulumi.BoolPtrInput
 }
 
 func (ProviderArgs) ElementType() reflect.Type {

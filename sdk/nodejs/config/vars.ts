@@ -151,6 +151,17 @@ Object.defineProperty(exports, "rebootWatchIntervalMs", {
 });
 
 /**
+ * How long a followed install (lost stream) or a takeover whose VM exists may go unsettled before it is recorded as `unconfirmed` and `up` goes on, in ms (default 30000).
+ */
+export declare const settleWaitMs: number | undefined;
+Object.defineProperty(exports, "settleWaitMs", {
+    get() {
+        return __config.getObject<number>("settleWaitMs");
+    },
+    enumerable: true,
+});
+
+/**
  * How long a graceful shutdown may take before the hard stop, in ms (default 600000, 10 min).
  */
 export declare const shutdownTimeoutMs: number | undefined;
@@ -223,6 +234,17 @@ export declare const token: string | undefined;
 Object.defineProperty(exports, "token", {
     get() {
         return __config.get("token");
+    },
+    enumerable: true,
+});
+
+/**
+ * When true, a followed install or a takeover is followed to its bound (up to an hour with the defaults) instead of being recorded as `unconfirmed` after settleWaitMs (default false).
+ */
+export declare const waitForInstalls: boolean | undefined;
+Object.defineProperty(exports, "waitForInstalls", {
+    get() {
+        return __config.getObject<boolean>("waitForInstalls");
     },
     enumerable: true,
 });

@@ -32,6 +32,7 @@ class ProviderArgs:
                  offline: pulumi.Input[Optional[_builtins.bool]] = None,
                  poll_interval_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  reboot_watch_interval_ms: pulumi.Input[Optional[_builtins.int]] = None,
+                 settle_wait_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  shutdown_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  ssh_wait_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  stack_identity: pulumi.Input[Optional[_builtins.str]] = None,
@@ -39,7 +40,8 @@ class ProviderArgs:
                  stream_headers_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  stream_idle_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  stream_overall_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
-                 token: pulumi.Input[Optional[_builtins.str]] = None):
+                 token: pulumi.Input[Optional[_builtins.str]] = None,
+                 wait_for_installs: pulumi.Input[Optional[_builtins.bool]] = None):
         """
         The set of arguments for constructing a Provider resource.
 
@@ -56,6 +58,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.bool] offline: When true, preview does not ask the server (default false, else GO_PVE_QEMU_OFFLINE).
         :param pulumi.Input[_builtins.int] poll_interval_ms: Between two polls of `list` / `status`, in ms (default 2000).
         :param pulumi.Input[_builtins.int] reboot_watch_interval_ms: While a followed install may be about to reboot its VM, between two reads of the VM's live power state alone, in ms (default 500).
+        :param pulumi.Input[_builtins.int] settle_wait_ms: How long a followed install (lost stream) or a takeover whose VM exists may go unsettled before it is recorded as `unconfirmed` and `up` goes on, in ms (default 30000).
         :param pulumi.Input[_builtins.int] shutdown_timeout_ms: How long a graceful shutdown may take before the hard stop, in ms (default 600000, 10 min).
         :param pulumi.Input[_builtins.int] ssh_wait_bound_ms: The longest one of the server's waits for the VM's SSH may take, in ms (default 600000, 10 min).
         :param pulumi.Input[_builtins.str] stack_identity: The stack's identity, made once by the provider; never set by hand.
@@ -64,6 +67,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.int] stream_idle_timeout_ms: Longest silence inside a stream, in ms (default 900000, 15 min); the server is silent for up to ~10 minutes while it waits for SSH.
         :param pulumi.Input[_builtins.int] stream_overall_timeout_ms: Longest one streamed operation may take, in ms (default 3600000, 60 min).
         :param pulumi.Input[_builtins.str] token: Bearer token for a server behind an authenticating proxy (secret; never shown). Default: the environment variable GO_PVE_QEMU_TOKEN.
+        :param pulumi.Input[_builtins.bool] wait_for_installs: When true, a followed install or a takeover is followed to its bound (up to an hour with the defaults) instead of being recorded as `unconfirmed` after settleWaitMs (default false).
         """
         if allow_hard_stop is not None:
             pulumi.set(__self__, "allow_hard_stop", allow_hard_stop)
@@ -91,6 +95,8 @@ class ProviderArgs:
             pulumi.set(__self__, "poll_interval_ms", poll_interval_ms)
         if reboot_watch_interval_ms is not None:
             pulumi.set(__self__, "reboot_watch_interval_ms", reboot_watch_interval_ms)
+        if settle_wait_ms is not None:
+            pulumi.set(__self__, "settle_wait_ms", settle_wait_ms)
         if shutdown_timeout_ms is not None:
             pulumi.set(__self__, "shutdown_timeout_ms", shutdown_timeout_ms)
         if ssh_wait_bound_ms is not None:
@@ -107,6 +113,8 @@ class ProviderArgs:
             pulumi.set(__self__, "stream_overall_timeout_ms", stream_overall_timeout_ms)
         if token is not None:
             pulumi.set(__self__, "token", token)
+        if wait_for_installs is not None:
+            pulumi.set(__self__, "wait_for_installs", wait_for_installs)
 
     @_builtins.property
     @pulumi.getter(name="allowHardStop")
@@ -265,6 +273,18 @@ class ProviderArgs:
         pulumi.set(self, "reboot_watch_interval_ms", value)
 
     @_builtins.property
+    @pulumi.getter(name="settleWaitMs")
+    def settle_wait_ms(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How long a followed install (lost stream) or a takeover whose VM exists may go unsettled before it is recorded as `unconfirmed` and `up` goes on, in ms (default 30000).
+        """
+        return pulumi.get(self, "settle_wait_ms")
+
+    @settle_wait_ms.setter
+    def settle_wait_ms(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "settle_wait_ms", value)
+
+    @_builtins.property
     @pulumi.getter(name="shutdownTimeoutMs")
     def shutdown_timeout_ms(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
@@ -360,6 +380,18 @@ class ProviderArgs:
     def token(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "token", value)
 
+    @_builtins.property
+    @pulumi.getter(name="waitForInstalls")
+    def wait_for_installs(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When true, a followed install or a takeover is followed to its bound (up to an hour with the defaults) instead of being recorded as `unconfirmed` after settleWaitMs (default false).
+        """
+        return pulumi.get(self, "wait_for_installs")
+
+    @wait_for_installs.setter
+    def wait_for_installs(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "wait_for_installs", value)
+
 
 @pulumi.type_token("pulumi:providers:gopveqemu")
 class Provider(pulumi.ProviderResource):
@@ -380,6 +412,7 @@ class Provider(pulumi.ProviderResource):
                  offline: pulumi.Input[Optional[_builtins.bool]] = None,
                  poll_interval_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  reboot_watch_interval_ms: pulumi.Input[Optional[_builtins.int]] = None,
+                 settle_wait_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  shutdown_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  ssh_wait_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  stack_identity: pulumi.Input[Optional[_builtins.str]] = None,
@@ -388,6 +421,7 @@ class Provider(pulumi.ProviderResource):
                  stream_idle_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  stream_overall_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
+                 wait_for_installs: pulumi.Input[Optional[_builtins.bool]] = None,
                  __props__=None):
         """
         The go-pve-qemu provider: where its server is, and how long each wait may take.
@@ -407,6 +441,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.bool] offline: When true, preview does not ask the server (default false, else GO_PVE_QEMU_OFFLINE).
         :param pulumi.Input[_builtins.int] poll_interval_ms: Between two polls of `list` / `status`, in ms (default 2000).
         :param pulumi.Input[_builtins.int] reboot_watch_interval_ms: While a followed install may be about to reboot its VM, between two reads of the VM's live power state alone, in ms (default 500).
+        :param pulumi.Input[_builtins.int] settle_wait_ms: How long a followed install (lost stream) or a takeover whose VM exists may go unsettled before it is recorded as `unconfirmed` and `up` goes on, in ms (default 30000).
         :param pulumi.Input[_builtins.int] shutdown_timeout_ms: How long a graceful shutdown may take before the hard stop, in ms (default 600000, 10 min).
         :param pulumi.Input[_builtins.int] ssh_wait_bound_ms: The longest one of the server's waits for the VM's SSH may take, in ms (default 600000, 10 min).
         :param pulumi.Input[_builtins.str] stack_identity: The stack's identity, made once by the provider; never set by hand.
@@ -415,6 +450,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.int] stream_idle_timeout_ms: Longest silence inside a stream, in ms (default 900000, 15 min); the server is silent for up to ~10 minutes while it waits for SSH.
         :param pulumi.Input[_builtins.int] stream_overall_timeout_ms: Longest one streamed operation may take, in ms (default 3600000, 60 min).
         :param pulumi.Input[_builtins.str] token: Bearer token for a server behind an authenticating proxy (secret; never shown). Default: the environment variable GO_PVE_QEMU_TOKEN.
+        :param pulumi.Input[_builtins.bool] wait_for_installs: When true, a followed install or a takeover is followed to its bound (up to an hour with the defaults) instead of being recorded as `unconfirmed` after settleWaitMs (default false).
         """
         ...
     @overload
@@ -453,6 +489,7 @@ class Provider(pulumi.ProviderResource):
                  offline: pulumi.Input[Optional[_builtins.bool]] = None,
                  poll_interval_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  reboot_watch_interval_ms: pulumi.Input[Optional[_builtins.int]] = None,
+                 settle_wait_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  shutdown_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  ssh_wait_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  stack_identity: pulumi.Input[Optional[_builtins.str]] = None,
@@ -461,6 +498,7 @@ class Provider(pulumi.ProviderResource):
                  stream_idle_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  stream_overall_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
+                 wait_for_installs: pulumi.Input[Optional[_builtins.bool]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -483,6 +521,7 @@ class Provider(pulumi.ProviderResource):
             __props__.__dict__["offline"] = pulumi.Output.from_input(offline).apply(pulumi.runtime.to_json) if offline is not None else None
             __props__.__dict__["poll_interval_ms"] = pulumi.Output.from_input(poll_interval_ms).apply(pulumi.runtime.to_json) if poll_interval_ms is not None else None
             __props__.__dict__["reboot_watch_interval_ms"] = pulumi.Output.from_input(reboot_watch_interval_ms).apply(pulumi.runtime.to_json) if reboot_watch_interval_ms is not None else None
+            __props__.__dict__["settle_wait_ms"] = pulumi.Output.from_input(settle_wait_ms).apply(pulumi.runtime.to_json) if settle_wait_ms is not None else None
             __props__.__dict__["shutdown_timeout_ms"] = pulumi.Output.from_input(shutdown_timeout_ms).apply(pulumi.runtime.to_json) if shutdown_timeout_ms is not None else None
             __props__.__dict__["ssh_wait_bound_ms"] = pulumi.Output.from_input(ssh_wait_bound_ms).apply(pulumi.runtime.to_json) if ssh_wait_bound_ms is not None else None
             __props__.__dict__["stack_identity"] = None if stack_identity is None else pulumi.Output.secret(stack_identity)
@@ -491,6 +530,7 @@ class Provider(pulumi.ProviderResource):
             __props__.__dict__["stream_idle_timeout_ms"] = pulumi.Output.from_input(stream_idle_timeout_ms).apply(pulumi.runtime.to_json) if stream_idle_timeout_ms is not None else None
             __props__.__dict__["stream_overall_timeout_ms"] = pulumi.Output.from_input(stream_overall_timeout_ms).apply(pulumi.runtime.to_json) if stream_overall_timeout_ms is not None else None
             __props__.__dict__["token"] = None if token is None else pulumi.Output.secret(token)
+            __props__.__dict__["wait_for_installs"] = pulumi.Output.from_input(wait_for_installs).apply(pulumi.runtime.to_json) if wait_for_installs is not None else None
         super(Provider, __self__).__init__(
             'gopveqemu',
             resource_name,

@@ -76,6 +76,11 @@ func GetRebootWatchIntervalMs(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "gopveqemu:rebootWatchIntervalMs")
 }
 
+// How long a followed install (lost stream) or a takeover whose VM exists may go unsettled before it is recorded as `unconfirmed` and `up` goes on, in ms (default 30000).
+func GetSettleWaitMs(ctx *pulumi.Context) int {
+	return config.GetInt(ctx, "gopveqemu:settleWaitMs")
+}
+
 // How long a graceful shutdown may take before the hard stop, in ms (default 600000, 10 min).
 func GetShutdownTimeoutMs(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "gopveqemu:shutdownTimeoutMs")
@@ -109,4 +114,9 @@ func GetStreamOverallTimeoutMs(ctx *pulumi.Context) int {
 // Bearer token for a server behind an authenticating proxy (secret; never shown). Default: the environment variable GO_PVE_QEMU_TOKEN.
 func GetToken(ctx *pulumi.Context) string {
 	return config.Get(ctx, "gopveqemu:token")
+}
+
+// When true, a followed install or a takeover is followed to its bound (up to an hour with the defaults) instead of being recorded as `unconfirmed` after settleWaitMs (default false).
+func GetWaitForInstalls(ctx *pulumi.Context) bool {
+	return config.GetBool(ctx, "gopveqemu:waitForInstalls")
 }

@@ -79,6 +79,11 @@ rebootWatchIntervalMs: Optional[int]
 While a followed install may be about to reboot its VM, between two reads of the VM's live power state alone, in ms (default 500).
 """
 
+settleWaitMs: Optional[int]
+"""
+How long a followed install (lost stream) or a takeover whose VM exists may go unsettled before it is recorded as `unconfirmed` and `up` goes on, in ms (default 30000).
+"""
+
 shutdownTimeoutMs: Optional[int]
 """
 How long a graceful shutdown may take before the hard stop, in ms (default 600000, 10 min).
@@ -112,5 +117,10 @@ Longest one streamed operation may take, in ms (default 3600000, 60 min).
 token: Optional[str]
 """
 Bearer token for a server behind an authenticating proxy (secret; never shown). Default: the environment variable GO_PVE_QEMU_TOKEN.
+"""
+
+waitForInstalls: Optional[bool]
+"""
+When true, a followed install or a takeover is followed to its bound (up to an hour with the defaults) instead of being recorded as `unconfirmed` after settleWaitMs (default false).
 """
 

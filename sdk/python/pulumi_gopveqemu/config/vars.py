@@ -112,6 +112,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get_int('rebootWatchIntervalMs')
 
     @_builtins.property
+    def settle_wait_ms(self) -> Optional[int]:
+        """
+        How long a followed install (lost stream) or a takeover whose VM exists may go unsettled before it is recorded as `unconfirmed` and `up` goes on, in ms (default 30000).
+        """
+        return __config__.get_int('settleWaitMs')
+
+    @_builtins.property
     def shutdown_timeout_ms(self) -> Optional[int]:
         """
         How long a graceful shutdown may take before the hard stop, in ms (default 600000, 10 min).
@@ -159,4 +166,11 @@ class _ExportableConfig(types.ModuleType):
         Bearer token for a server behind an authenticating proxy (secret; never shown). Default: the environment variable GO_PVE_QEMU_TOKEN.
         """
         return __config__.get('token')
+
+    @_builtins.property
+    def wait_for_installs(self) -> Optional[bool]:
+        """
+        When true, a followed install or a takeover is followed to its bound (up to an hour with the defaults) instead of being recorded as `unconfirmed` after settleWaitMs (default false).
+        """
+        return __config__.get_bool('waitForInstalls')
 
