@@ -20,6 +20,8 @@ export interface Release {
   stack: string;
   /** the VMs' names on the release's simulator, sorted */
   serverNames: string[];
+  /** the release made the stack's identity (StackIdentity) itself: nothing is created on upgrade */
+  hasIdentity?: boolean;
 }
 
 type VmOutputs = Record<string, { vmid: number; vmName: string; node: string; running: boolean }>;
@@ -78,7 +80,8 @@ export function upgradeSuite(release: Release, more?: (vms: VmOutputs) => void):
     const providers = exported.deployment.resources
       .map((r: { inputs?: { __provider?: string } }) => r.inputs?.__provider)
       .filter((p: unknown): p is string => typeof p === "string");
-    expect(providers).toHaveLength(vmCount);
+    // every VM's, and the StackIdentity's where the release made one
+    expect(providers).toHaveLength(vmCount + (release.hasIdentity ? 1 : 0));
     const implPath = /IMPL_PATH: "([^"]+)"/.exec(providers[0]!)![1]!;
     expect(fs.existsSync(implPath)).toBe(false);
     expect(
@@ -89,23 +92,27 @@ export function upgradeSuite(release: Release, more?: (vms: VmOutputs) => void):
     ).toEqual(release.serverNames);
   });
 
-  test("preview changes no VM (the one create is the stack's identity), up writes nothing to the server, refresh works, destroy removes every VM", async () => {
-    // The release's stack has no StackIdentity yet: it is made once, by the first up, and touches
-    // no server. Every VM the release made is unchanged.
+  test("preview changes no VM (the one create, before the identity release, is the stack's identity), up writes nothing to the server, refresh works, destroy removes every VM", async () => {
+    // A stack of a release before the identity release has no StackIdentity yet: it is made once,
+    // by the first up, and touches no server. Every VM the release made is unchanged.
+    const made = release.hasIdentity ? {} : { create: 1 };
+    const kept = release.hasIdentity ? vmCount + 2 : vmCount + 1;
     const preview = await fleet.preview();
-    expect(preview.changeSummary).toEqual({ same: vmCount + 1, create: 1 });
+    expect(preview.changeSummary).toEqual({ same: kept, ...made });
     const creates = fleet.last.events.flatMap((e) =>
       e.resourcePreEvent?.metadata.op === "create" ? [e.resourcePreEvent.metadata.urn] : [],
     );
-    expect(creates).toEqual([
-      expect.stringMatching(/::pulumi-nodejs:dynamic\/goPveQemu:StackIdentity::go-pve-qemu-stack$/),
-    ]);
+    expect(creates).toEqual(
+      release.hasIdentity
+        ? []
+        : [expect.stringMatching(/::pulumi-nodejs:dynamic\/goPveQemu:StackIdentity::go-pve-qemu-stack$/)],
+    );
 
     const installs = sim.stats().installsStarted;
     const writes = serverWrites(sim);
     const up = await fleet.up();
     expect(up.summary.result).toBe("succeeded");
-    expect(up.summary.resourceChanges).toEqual({ same: vmCount + 1, create: 1 });
+    expect(up.summary.resourceChanges).toEqual({ same: kept, ...made });
     expect(sim.stats().installsStarted).toBe(installs);
     expect(serverWrites(sim)).toBe(writes);
     // from then on, nothing at all
