@@ -247,7 +247,8 @@ export async function warmUp(): Promise<void> {
   try {
     for (const [program, config] of [
       ["noop", { count: 1 }],
-      ["vms", { count: 1, "goPveQemu:endpoint": sim.url }],
+      ["vms", vmsConfig("dynamic", sim.url, { count: 1 })],
+      ["vms", vmsConfig("plugin", sim.url, { count: 1 })],
     ] as const) {
       const s = await newStack(program, config);
       try {
