@@ -320,7 +320,8 @@ async function main(): Promise<void> {
 
   const bytes = (kind: Kind, n: number): number => median(runs[kind].get(n)!.map((x) => x.stateBytes));
   console.log("");
-  const perResource = (kind: Kind): string => ((bytes(kind, hi) - bytes(kind, lo)) / (hi - lo)).toFixed(0);
+  const perResource = (kind: Kind): string =>
+    hi > lo ? ((bytes(kind, hi) - bytes(kind, lo)) / (hi - lo)).toFixed(0) : "-";
   console.log(
     `  state bytes per resource (state file after up, ${lo}->${hi}): floor ${perResource("floor")}, ` +
       `shaped ${perResource("shaped")}, Vm ${perResource("vm")}, plugin door Vm ${perResource("plugin")}; ` +
