@@ -38,6 +38,7 @@ interface DoorResult {
   settledS: number;
   orphansAfter: number;
   vmsInState: number;
+  /** installs the server began after the Ctrl-C (the next up must begin none) */
   installs: number;
   /** what the next up said while settling the VMs (its lines that follow or settle an install) */
   settling: string[];
@@ -69,9 +70,13 @@ async function once(door: Door): Promise<DoorResult> {
   });
   try {
     const run = stack.start(["up", "--yes", "--skip-preview"]);
-    if (!(await waitFor(() => sim.vms().length === 3 && sim.stats().installsStarted === 3, 120_000)))
-      throw new Error(`${door} door: the three installs never all began`);
+    if (!(await waitFor(() => sim.vms().length === 3 && sim.stats().installsStarted >= 3, 120_000)))
+      throw new Error(
+        `${door} door: the three installs never all began (${sim.vms().length} VMs, ${sim.stats().installsStarted} installs); pulumi said:\n${run.output().slice(-3000)}`,
+      );
     const t0 = Date.now();
+    // An install retried after the auto-VMID race counts twice: the next up must start none.
+    const installsBefore = sim.stats().installsStarted;
     killGroup(run.child.pid!, "SIGINT");
     const end = await run.done;
     const exitS = (Date.now() - t0) / 1000;
@@ -91,10 +96,10 @@ async function once(door: Door): Promise<DoorResult> {
       settledS,
       orphansAfter: await orphans(stack, sim),
       vmsInState: (await stack.vmidsInState()).length,
-      installs: sim.stats().installsStarted,
+      installs: sim.stats().installsStarted - installsBefore,
       settling: next.output
         .split("\n")
-        .filter((l) => /following it|settled as|still not settled/.test(l))
+        .filter((l) => /^\s*VM .*(settled as|still not settled)/.test(l))
         .map((l) => l.trim().slice(0, 240)),
     };
   } finally {
@@ -120,16 +125,16 @@ async function main(): Promise<void> {
   }
   for (const door of DOORS) r[door] = await once(door);
   const row = (label: string, f: (d: DoorResult) => string): void =>
-    console.log(`  ${label.padEnd(44)} ${f(r.dynamic).padEnd(24)} ${f(r.plugin)}`);
+    console.log(`  ${label.padEnd(48)} ${f(r.dynamic).padEnd(24)} ${f(r.plugin)}`);
   console.log("");
-  console.log(`  ${"".padEnd(44)} ${"dynamic door".padEnd(24)} plugin door`);
+  console.log(`  ${"".padEnd(48)} ${"dynamic door".padEnd(24)} plugin door`);
   row("Ctrl-C to pulumi's exit", (d) => `${d.exitS.toFixed(1)} s (exit ${d.exitCode})`);
   row("pending operations after", (d) => String(d.pending));
   row("orphans after", (d) => String(d.orphansAfterCtrlC));
   row("VMs in state, installState", (d) => `${d.states.length}: ${d.states.join(", ") || "none"}`);
   row("next up", (d) => `${d.nextUpS.toFixed(1)} s ${d.nextUpOk ? "ok" : "FAILED"}`);
   row("Ctrl-C to everything settled", (d) => `${d.settledS.toFixed(1)} s`);
-  row("after it: VMs in state, orphans, installs", (d) => `${d.vmsInState}, ${d.orphansAfter}, ${d.installs}`);
+  row("after it: VMs in state, orphans, new installs", (d) => `${d.vmsInState}, ${d.orphansAfter}, ${d.installs}`);
   for (const door of DOORS) for (const l of r[door].settling) console.log(`  ${door} next up: ${l}`);
   console.log(`  Ctrl-C to exit, dynamic/plugin: ${(r.dynamic.exitS / r.plugin.exitS).toFixed(1)}x`);
   console.log("");
@@ -137,9 +142,9 @@ async function main(): Promise<void> {
   for (const door of DOORS) {
     const d = r[door];
     aim(`ctrl-c-${door}-orphans-and-pending`, d.orphansAfterCtrlC + d.orphansAfter + d.pending, "==", 0, 0);
-    if (!d.nextUpOk || d.vmsInState !== 3 || d.installs !== 3)
+    if (!d.nextUpOk || d.vmsInState !== 3 || d.installs !== 0)
       throw new Error(
-        `${door} door: the next up ${d.nextUpOk ? "succeeded" : "failed"} with ${d.vmsInState} VMs in state after ${d.installs} installs (expected 3 and 3)`,
+        `${door} door: the next up ${d.nextUpOk ? "succeeded" : "failed"} with ${d.vmsInState} VMs in state and ${d.installs} installs begun after the Ctrl-C (expected 3 and 0)`,
       );
   }
 }
