@@ -222,9 +222,9 @@ async function main(): Promise<void> {
   /**
    * The plugin door's Vms beside the floor, the shaped resources and the dynamic
    * door's Vms, paired. The shaped resources carry the dynamic Vm's state, which
-   * holds the serialized provider and the stack identity a plugin Vm has not
-   * (`state-size`): plugin/shaped charges the plugin for less state than it
-   * holds, so it bounds its provider's own share from above.
+   * holds the serialized provider a plugin Vm has not (`state-size`): that
+   * baseline pays for more state than a plugin Vm holds, so plugin/shaped
+   * understates the plugin provider's own share (a lower bound of it).
    */
   const printPlugin = (op: Op): void => {
     console.log(
