@@ -79,6 +79,10 @@ function planOf(opts: Options, steps: string[]): [string, Interruption][] {
 
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
+  if (opts.door === "plugin" && opts.only.delete("pg"))
+    console.log(
+      "the pg cells are skipped on the plugin door: their new runner's `recover` reads the dynamic door's pending creates only",
+    );
   let pg: Postgres | undefined;
   if (opts.only.has("pg")) {
     const found = findPostgres();
