@@ -113,6 +113,22 @@ export async function newStack(
   };
 }
 
+/** The two doors a program's Vms can go through: the dynamic provider, or the resource plugin. */
+export type Door = "dynamic" | "plugin";
+export const DOORS: readonly Door[] = ["dynamic", "plugin"];
+/** Each door's Vm type in state. */
+export const VM_TYPES: Record<Door, string> = {
+  dynamic: "pulumi-nodejs:dynamic/goPveQemu:Vm",
+  plugin: "gopveqemu:index:Vm",
+};
+
+/** Config of bench/programs/vms on a door: the endpoint under the door's namespace, and the door itself. */
+export function vmsConfig(door: Door, endpoint: string, more: Record<string, string | number> = {}) {
+  return door === "plugin"
+    ? { ...more, door: "plugin", "gopveqemu:endpoint": endpoint }
+    : { ...more, "goPveQemu:endpoint": endpoint };
+}
+
 /** What bench/programs/shaped reads from BENCH_VM_STATE: one Vm's state, secrets in plaintext. */
 export interface VmStateTemplate {
   inputs: Record<string, unknown>;
@@ -231,7 +247,8 @@ export async function warmUp(): Promise<void> {
   try {
     for (const [program, config] of [
       ["noop", { count: 1 }],
-      ["vms", { count: 1, "goPveQemu:endpoint": sim.url }],
+      ["vms", vmsConfig("dynamic", sim.url, { count: 1 })],
+      ["vms", vmsConfig("plugin", sim.url, { count: 1 })],
     ] as const) {
       const s = await newStack(program, config);
       try {

@@ -9,6 +9,8 @@
 // Vm's cost into what the engine charges for the state it holds (shaped vs
 // floor) and what the provider's own work adds (Vm vs shaped). Same engine,
 // same kind of backend, a fresh stack (and a fresh simulator) for every run.
+// A fourth column runs the same Vms through the resource plugin (the plugin
+// door): beside the floor, the shaped resources and the dynamic door's Vm.
 //
 // Run: `npm run build && node dist/bench/engine-overhead.js [--quick] [--reps N] [--ns 10,100]
 //       [--profile DIR]` (--profile: CPU profiles of every Node.js process the engine starts,
@@ -18,7 +20,19 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { startSimulator } from "../simulator";
-import { QUICK, aim, cpuMs, warmUp, median, msStr, newStack, runMain, spread, vmStateTemplate } from "./common";
+import {
+  QUICK,
+  aim,
+  cpuMs,
+  warmUp,
+  median,
+  msStr,
+  newStack,
+  runMain,
+  spread,
+  vmStateTemplate,
+  vmsConfig,
+} from "./common";
 import type { VmStateTemplate } from "./common";
 
 const NS = listArg("--ns") ?? (QUICK ? [2, 5] : [10, 25, 50, 100]);
@@ -26,8 +40,8 @@ const REPS = repsArg(QUICK ? 1 : 5);
 const PROFILE = stringArg("--profile");
 const OPS = ["up", "refresh", "preview"] as const;
 type Op = (typeof OPS)[number];
-type Kind = "floor" | "shaped" | "vm";
-const KINDS: readonly Kind[] = ["floor", "shaped", "vm"];
+type Kind = "floor" | "shaped" | "vm" | "plugin";
+const KINDS: readonly Kind[] = ["floor", "shaped", "vm", "plugin"];
 /** The aim: each operation on N Vms within this factor of the same operation on N no-op resources. */
 const AIM_RATIO = 1.2;
 /** The aim: `up`'s cost per VM of the last segment within this factor of the first segment's. */
@@ -108,14 +122,15 @@ function delta(before: Record<string, number>, after: Record<string, number>): R
 }
 
 async function run(kind: Kind, n: number, template: VmStateTemplate): Promise<Run> {
-  const sim = kind === "vm" ? await startSimulator({ durationsZero: true, sshKey: true }) : undefined;
+  const sim =
+    kind === "vm" || kind === "plugin" ? await startSimulator({ durationsZero: true, sshKey: true }) : undefined;
   const env: Record<string, string> = kind === "shaped" ? { BENCH_VM_STATE: JSON.stringify(template) } : {};
   if (PROFILE) {
     env.NODE_OPTIONS = `--require ${path.join(__dirname, "profile-hook.js")}`;
     env.GPQ_PROFILE_DIR = path.resolve(PROFILE, `${kind}-n${n}`);
   }
   const s = sim
-    ? await newStack("vms", { count: n, "goPveQemu:endpoint": sim.url }, env)
+    ? await newStack("vms", vmsConfig(kind === "plugin" ? "plugin" : "dynamic", sim.url, { count: n }), env)
     : await newStack(kind === "shaped" ? "shaped" : "noop", { count: n }, env);
   try {
     const requests = (): Record<string, number> => ({ ...(sim?.stats().requests ?? {}) });
@@ -178,6 +193,7 @@ async function main(): Promise<void> {
     floor: new Map(NS.map((n) => [n, []])),
     shaped: new Map(NS.map((n) => [n, []])),
     vm: new Map(NS.map((n) => [n, []])),
+    plugin: new Map(NS.map((n) => [n, []])),
   };
   for (let r = 0; r < REPS; r++) {
     for (const n of NS) {
@@ -203,6 +219,27 @@ async function main(): Promise<void> {
   const paired = (op: Op, n: number): number => pairedOf("vm", "floor", op, n);
   const slope = (kind: Kind, op: Op, a: number, b: number): number => (t(kind, op, b) - t(kind, op, a)) / (b - a);
   const segs = NS.slice(1).map((n, i) => [NS[i]!, n] as const);
+  /**
+   * The plugin door's Vms beside the floor, the shaped resources and the dynamic
+   * door's Vms, paired. The shaped resources carry the dynamic Vm's state, which
+   * holds the serialized provider a plugin Vm has not (`state-size`): that
+   * baseline pays for more state than a plugin Vm holds, so plugin/shaped
+   * understates the plugin provider's own share (a lower bound of it).
+   */
+  const printPlugin = (op: Op): void => {
+    console.log(
+      `    ${"N".padStart(3)}  ${"plugin door Vm (median [runs])".padEnd(34)}  ${"plugin/floor".padStart(12)}  ` +
+        `${"plugin/shaped".padStart(13)}  ${"plugin/Vm".padStart(9)}  ${"CPU plugin".padStart(10)}  CPU plugin/Vm`,
+    );
+    for (const n of NS) {
+      console.log(
+        `    ${String(n).padStart(3)}  ${spread(ms("plugin", op, n)).padEnd(34)}  ` +
+          `${pairedOf("plugin", "floor", op, n).toFixed(2).padStart(12)}  ${pairedOf("plugin", "shaped", op, n).toFixed(2).padStart(13)}  ` +
+          `${pairedOf("plugin", "vm", op, n).toFixed(2).padStart(9)}  ${(cpu("plugin", op, n) / 1000).toFixed(2).padStart(8)} s  ` +
+          `${(cpu("plugin", op, n) / cpu("vm", op, n)).toFixed(2).padStart(13)}`,
+      );
+    }
+  };
   const lo = NS[0]!;
   const hi = NS[NS.length - 1]!;
 
@@ -236,6 +273,7 @@ async function main(): Promise<void> {
           `${(cpu("shaped", op, n) / 1000).toFixed(2).padStart(8)} s  ${Number.isFinite(share) ? `${(share * 100).toFixed(0)}%` : "-"}`,
       );
     }
+    printPlugin(op);
     // Linear growth: the slope of each segment is about the same.
     const show = (kind: Kind): string => segs.map(([a, b]) => `${a}->${b} ${msStr(slope(kind, op, a, b))}`).join(", ");
     if (segs.length > 0) {
@@ -282,11 +320,13 @@ async function main(): Promise<void> {
 
   const bytes = (kind: Kind, n: number): number => median(runs[kind].get(n)!.map((x) => x.stateBytes));
   console.log("");
-  const perResource = (kind: Kind): string => ((bytes(kind, hi) - bytes(kind, lo)) / (hi - lo)).toFixed(0);
+  const perResource = (kind: Kind): string =>
+    hi > lo ? ((bytes(kind, hi) - bytes(kind, lo)) / (hi - lo)).toFixed(0) : "-";
   console.log(
     `  state bytes per resource (state file after up, ${lo}->${hi}): floor ${perResource("floor")}, ` +
-      `shaped ${perResource("shaped")}, Vm ${perResource("vm")}; ` +
-      `state file at N=${hi}: floor ${bytes("floor", hi)}, shaped ${bytes("shaped", hi)}, Vm ${bytes("vm", hi)}`,
+      `shaped ${perResource("shaped")}, Vm ${perResource("vm")}, plugin door Vm ${perResource("plugin")}; ` +
+      `state file at N=${hi}: floor ${bytes("floor", hi)}, shaped ${bytes("shaped", hi)}, Vm ${bytes("vm", hi)}, ` +
+      `plugin ${bytes("plugin", hi)}`,
   );
   console.log("");
   // The ratio aims take the paired ratio (see `paired`); the tables show the ratio of medians too.
@@ -304,6 +344,16 @@ async function main(): Promise<void> {
   // What the provider's own work adds to the engine's cost of a Vm's state: the shaped runs carry that state.
   for (const op of SHARE_OPS)
     aim(`engine-overhead-${op}-provider-share-n${hi}`, pairedOf("vm", "shaped", op, hi), "<=", AIM_PROVIDER_SHARE);
+  // The same aims for the plugin door, side by side (its share against the same shaped resources, see printPlugin).
+  for (const op of OPS)
+    for (const n of NS) aim(`engine-overhead-plugin-${op}-n${n}`, pairedOf("plugin", "floor", op, n), "<=", AIM_RATIO);
+  for (const op of SHARE_OPS)
+    aim(
+      `engine-overhead-plugin-${op}-provider-share-n${hi}`,
+      pairedOf("plugin", "shaped", op, hi),
+      "<=",
+      AIM_PROVIDER_SHARE,
+    );
   const refreshReqs = median(runs.vm.get(hi)!.map((x) => total(x.ops.refresh.requests))) / hi;
   aim(`engine-overhead-refresh-requests-per-vm-n${hi}`, refreshReqs, "<=", AIM_REFRESH_REQUESTS);
 }

@@ -27,6 +27,7 @@ const BENCHES: Bench[] = [
   // Written separately; its own flags (--mb, --reps) make the smoke run.
   { name: "stream-reader", file: "stream-reader.js", args: QUICK ? ["--mb", "4", "--reps", "3"] : [] },
   { name: "state-size", file: "state-size.js", args: [] },
+  { name: "ctrl-c", file: "ctrl-c.js", args: [] },
   { name: "checkpoint-cost", file: "checkpoint-cost.js", args: [], noAims: true },
 ];
 

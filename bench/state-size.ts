@@ -1,23 +1,30 @@
-// Benchmark: what one Vm adds to the state file, and how much of it is the
-// serialized provider. `pulumi up` of 1 VM and of 2 VMs on fresh stacks (the
-// simulator answers at once); the difference of the two state files is one
+// Benchmark: what one Vm adds to the state file on each door, and how much of
+// it is the serialized provider. `pulumi up` of 1 VM and of 2 VMs on fresh
+// stacks (the simulator answers at once), through the dynamic provider and
+// through the resource plugin; the difference of the two state files is one
 // VM. Pulumi stores a dynamic resource's provider as source text in the
 // `__provider` property of its inputs AND its outputs; this provider's text
 // only requires the compiled implementation by path, so it should stay a few
-// hundred bytes, not a copy of the library.
+// hundred bytes, not a copy of the library. A plugin resource carries no
+// provider text: its provider is a resource of the stack, once per stack.
+// What each stack holds besides its Vms (the dynamic door's StackIdentity and
+// default provider, the plugin's provider resource with the identity among
+// its inputs) is printed per stack.
 //
 // Run: `npm run build && node dist/bench/state-size.js [--quick]` (--quick changes nothing: it is fast).
 import * as fs from "node:fs";
 import { startSimulator } from "../simulator";
-import { QUICK, aim, newStack, runMain } from "./common";
+import { ROOT } from "../scripts/engine-env";
+import { DOORS, QUICK, VM_TYPES, aim, newStack, runMain, vmsConfig, type Door } from "./common";
 
-const VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";
 /**
  * The aim: the serialized provider is a few KB, not a copy of the library.
  * Measured on one copy of its text; Pulumi keeps two per resource (inputs and
  * outputs), which the figures above the AIM line show too.
  */
 const AIM_PROVIDER_BYTES = 4096;
+/** The aim: a Vm through the plugin holds no more bytes than through the dynamic provider. */
+const AIM_PLUGIN_PER_VM = 1;
 
 interface StateResource {
   urn: string;
@@ -26,9 +33,9 @@ interface StateResource {
   outputs?: Record<string, unknown>;
 }
 
-async function up(count: number): Promise<{ bytes: number; resources: StateResource[] }> {
+async function up(door: Door, count: number): Promise<{ bytes: number; resources: StateResource[] }> {
   const sim = await startSimulator({ durationsZero: true, sshKey: true });
-  const s = await newStack("vms", { count, "goPveQemu:endpoint": sim.url });
+  const s = await newStack("vms", vmsConfig(door, sim.url, { count }));
   try {
     await s.up();
     const text = fs.readFileSync(s.stateFile(), "utf8");
@@ -45,41 +52,76 @@ function fileBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value));
 }
 
-async function main(): Promise<void> {
-  console.log(
-    `state size: pulumi up of 1 VM and of 2 VMs on fresh stacks; the difference is one Vm${QUICK ? " (--quick: same run)" : ""}`,
-  );
-  const one = await up(1);
-  const two = await up(2);
-  const perVm = two.bytes - one.bytes;
+interface DoorSize {
+  one: number;
+  two: number;
+  perVm: number;
+  vm: StateResource;
+  /** what the stack holds besides its Vms and the stack resource itself: type -> bytes of its entry */
+  perStack: [string, number][];
+}
 
-  const vm = two.resources.find((r) => r.type === VM_TYPE && r.urn.endsWith("::vm-1"));
-  if (!vm) throw new Error("no vm-1 in the state of the 2-VM stack");
-  const providerIn = vm.inputs?.__provider;
-  const providerOut = vm.outputs?.__provider;
+async function measure(door: Door): Promise<DoorSize> {
+  const one = await up(door, 1);
+  const two = await up(door, 2);
+  const vm = two.resources.find((r) => r.type === VM_TYPES[door] && r.urn.endsWith("::vm-1"));
+  if (!vm) throw new Error(`no vm-1 of type ${VM_TYPES[door]} in the state of the 2-VM stack (${door} door)`);
+  const perStack = two.resources
+    .filter((r) => r.type !== VM_TYPES[door] && r.type !== "pulumi:pulumi:Stack")
+    .map((r): [string, number] => [r.type, fileBytes(r)]);
+  return { one: one.bytes, two: two.bytes, perVm: two.bytes - one.bytes, vm, perStack };
+}
+
+function dynamicProvider(d: DoorSize): number {
+  const providerIn = d.vm.inputs?.__provider;
+  const providerOut = d.vm.outputs?.__provider;
   if (typeof providerIn !== "string" || typeof providerOut !== "string")
     throw new Error("vm-1 has no __provider string");
   // As stored: a JSON string value (escaped, quoted) of the "__provider" property, in inputs and outputs.
   const storedIn = Buffer.byteLength(JSON.stringify(providerIn));
   const storedOut = Buffer.byteLength(JSON.stringify(providerOut));
   const provider = storedIn + storedOut;
-  const entry = fileBytes(vm);
-  const inputs = fileBytes(vm.inputs);
-  const outputs = fileBytes(vm.outputs);
-
-  console.log("");
-  console.log(`  state file, 1 VM:                       ${one.bytes} bytes`);
-  console.log(`  state file, 2 VMs:                      ${two.bytes} bytes`);
-  console.log(`  one Vm adds (difference):               ${perVm} bytes`);
-  console.log(`    its resource entry in the file:       ${entry} bytes (inputs ${inputs}, outputs ${outputs})`);
   console.log(
     `    of which the serialized provider:     ${provider} bytes (inputs ${storedIn} + outputs ${storedOut}; ` +
-      `${((100 * provider) / perVm).toFixed(1)}% of the Vm's bytes; the text itself ${Buffer.byteLength(providerIn)} bytes` +
+      `${((100 * provider) / d.perVm).toFixed(1)}% of the Vm's bytes; the text itself ${Buffer.byteLength(providerIn)} bytes` +
       `${providerIn === providerOut ? ", same text in both" : ", the two copies differ"})`,
   );
-  console.log(`  provider/Vm bytes ratio:                ${(provider / perVm).toFixed(3)}`);
+  console.log(`  provider/Vm bytes ratio:                ${(provider / d.perVm).toFixed(3)}`);
+  return Buffer.byteLength(providerIn);
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `state size: pulumi up of 1 VM and of 2 VMs on fresh stacks, on each door; the difference is one Vm${QUICK ? " (--quick: same run)" : ""}`,
+  );
+  const sizes = {} as Record<Door, DoorSize>;
+  let providerText = 0;
+  for (const door of DOORS) {
+    const d = (sizes[door] = await measure(door));
+    console.log("");
+    console.log(`  ${door} door (${VM_TYPES[door]})`);
+    console.log(`  state file, 1 VM:                       ${d.one} bytes`);
+    console.log(`  state file, 2 VMs:                      ${d.two} bytes`);
+    console.log(`  one Vm adds (difference):               ${d.perVm} bytes`);
+    console.log(
+      `    its resource entry in the file:       ${fileBytes(d.vm)} bytes (inputs ${fileBytes(d.vm.inputs)}, outputs ${fileBytes(d.vm.outputs)})` +
+        `; this machine's path (${ROOT}) ${JSON.stringify(d.vm).includes(ROOT) ? "in it" : "not in it"}`,
+    );
+    if (door === "dynamic") providerText = dynamicProvider(d);
+    const stackBytes = d.perStack.reduce((n, [, b]) => n + b, 0);
+    console.log(
+      `  per stack, besides its Vms:             ${stackBytes} bytes (${d.perStack.map(([t, b]) => `${t} ${b}`).join(", ")})`,
+    );
+  }
+  const ratio = sizes.plugin.perVm / sizes.dynamic.perVm;
   console.log("");
-  aim("state-size-provider-bytes", Buffer.byteLength(providerIn), "<=", AIM_PROVIDER_BYTES, 0);
+  console.log(
+    `  bytes per Vm, plugin/dynamic:           ${ratio.toFixed(3)} (${sizes.plugin.perVm} / ${sizes.dynamic.perVm}; ` +
+      `saved ${sizes.dynamic.perVm - sizes.plugin.perVm} bytes per Vm)`,
+  );
+  console.log("");
+  aim("state-size-provider-bytes", providerText, "<=", AIM_PROVIDER_BYTES, 0);
+  aim("state-size-plugin-vs-dynamic-per-vm", ratio, "<=", AIM_PLUGIN_PER_VM);
 }
 
 runMain(main);

@@ -1,20 +1,32 @@
 // Benchmark program: `count` Vms of ubuntu 24.04, named vm-0..vm-(count-1);
 // with `pinFrom`, VM i pins VMID pinFrom + i, else the server picks VMIDs.
-// The endpoint comes from stack config goPveQemu:endpoint.
+// The endpoint comes from stack config goPveQemu:endpoint (gopveqemu:endpoint
+// on the plugin door). Config `door: plugin` declares the Vms through the
+// resource plugin (gopveqemu:index:Vm) by their type token, as a program in
+// another language would, instead of the dynamic provider.
 import * as pulumi from "@pulumi/pulumi";
-import { Vm } from "go-pve-qemu-pulumi";
+import { Vm, type VmArgs } from "go-pve-qemu-pulumi";
 
 const config = new pulumi.Config();
 const count = config.requireNumber("count");
 const pinFrom = config.getNumber("pinFrom");
+const door = config.get("door") ?? "dynamic";
+
+/** A Vm of the resource plugin: `vmid` is declared as an output so the program can read it. */
+class PluginVm extends pulumi.CustomResource {
+  declare readonly vmid: pulumi.Output<number>;
+  constructor(name: string, args: VmArgs) {
+    super("gopveqemu:index:Vm", name, { vmid: undefined, ...args });
+  }
+}
 
 const vmids: pulumi.Output<number>[] = [];
 for (let i = 0; i < count; i++) {
-  const vm = new Vm(`vm-${i}`, {
+  const args: VmArgs = {
     os: "ubuntu",
     version: "24.04",
     ...(pinFrom !== undefined ? { vmid: pinFrom + i } : {}),
-  });
-  vmids.push(vm.vmid);
+  };
+  vmids.push(door === "plugin" ? new PluginVm(`vm-${i}`, args).vmid : new Vm(`vm-${i}`, args).vmid);
 }
 export const created = pulumi.all(vmids).apply((ids) => ids.length);
