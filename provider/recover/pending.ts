@@ -5,7 +5,8 @@
 // set out to make that VM.
 import { z } from "zod";
 
-const VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";
+/** A Vm through either door: the dynamic provider's, the resource plugin's. */
+const VM_TYPES = new Set(["pulumi-nodejs:dynamic/goPveQemu:Vm", "gopveqemu:index:Vm"]);
 
 /** A secret in an export with its secrets shown: `{ <signature>: ..., plaintext: "<JSON>" }`. */
 const Shown = z.union([
@@ -60,9 +61,9 @@ export interface StackRecord {
 /** The pending creates of Vm resources, and the Vm resources already in state. */
 export function readStackRecord(exported: unknown): StackRecord {
   const { deployment } = DeploymentSchema.parse(exported);
-  const vms = deployment.resources.filter((r) => r.type === VM_TYPE);
+  const vms = deployment.resources.filter((r) => VM_TYPES.has(r.type));
   const pending = deployment.pending_operations
-    .filter((op) => op.type === "creating" && op.resource.type === VM_TYPE)
+    .filter((op) => op.type === "creating" && VM_TYPES.has(op.resource.type))
     .map((op): PendingVm => {
       const inputs = InputsSchema.safeParse(op.resource.inputs ?? {});
       const i = inputs.success ? inputs.data : {};

@@ -78,6 +78,20 @@ describe("planRecovery", () => {
 });
 
 describe("readStackRecord", () => {
+  test("a plugin door's pending create and Vm are read as the dynamic door's", () => {
+    const urn = "urn:pulumi:dev::fleet::gopveqemu:index:Vm::db";
+    const r = readStackRecord({
+      deployment: {
+        resources: [{ urn: "urn:pulumi:dev::fleet::gopveqemu:index:Vm::web", type: "gopveqemu:index:Vm", id: "121" }],
+        pending_operations: [
+          { type: "creating", resource: { urn, type: "gopveqemu:index:Vm", inputs: { name: "db", vmid: 150 } } },
+        ],
+      },
+    });
+    expect(r.pending).toEqual([{ urn, name: "db", vmid: 150 }]);
+    expect([...r.vmidsInState]).toEqual([121]);
+  });
+
   test("the pending Vm creates with their inputs (the identity shown), and the Vms in state", () => {
     const exported = {
       deployment: {
