@@ -1,7 +1,8 @@
 // Answers that settle a deployment at once, through the real engine: an
 // `event: error` frame, the server's own refusal passed on with 200, a failed
 // `qm shutdown`; and a gateway's JSON 504 while the server installs, which is
-// followed to the VM, never left outside state.
+// followed to the VM, never left outside state: for a name the user gave, the
+// VM is taken on evidence, or the failure names it and the step that takes it in.
 import { simulatedBounds } from "../../scripts/sim-bounds";
 import { failureOf, newFleet, orphans, type Fleet } from "./harness";
 
@@ -77,6 +78,41 @@ test("a gateway's JSON 504 while the server installs: followed, each VM in state
   expect(fleet.diagnosticsFor("pinned", "warning").some((l) => /HTTP 504 in JSON came from a gateway/.test(l))).toBe(
     true,
   );
+});
+
+describe("a gateway's JSON 504 after 3 s for a named VM whose VMID the server picks (adv-gw504)", () => {
+  const adv = { os: "ubuntu", version: "24.04", name: "adv-gw504" };
+
+  test("the one new VM of its name, none before: taken into state, no orphan", async () => {
+    fleet.sim.addFault({ kind: "gateway", op: "install", ms: 3_000, times: 1 });
+    await fleet.setVms({ adv });
+    const up = await fleet.up();
+    expect(up.summary.result).toBe("succeeded");
+    const id = fleet.resources().adv?.id;
+    expect(fleet.sim.vm(Number(id))).toMatchObject({ name: `adv-gw504-${id}`, running: true });
+    expect(orphans(fleet)).toEqual([]);
+    expect(fleet.diagnosticsFor("adv", "warning").join("\n")).toMatch(
+      new RegExp(`VM adv-gw504-${id} \\(${id}\\) is taken as this install's`),
+    );
+  });
+
+  test("a VM of that name was there before: up fails naming the new VM and its one step, which takes it in", async () => {
+    fleet.sim.addVm({ vmid: 150, name: "adv-gw504-150", requestedName: "adv-gw504", running: true });
+    fleet.sim.addFault({ kind: "gateway", op: "install", ms: 3_000, times: 1 });
+    await fleet.setVms({ adv });
+    const message = await failureOf(fleet.up());
+    const made = fleet.sim.vms().filter((vm) => vm.vmid !== 150);
+    expect(made).toHaveLength(1);
+    const vmid = made[0]!.vmid;
+    expect(message).toMatch(new RegExp(`VM adv-gw504-${vmid} \\(${vmid}\\) appeared on `));
+    expect(message).toContain(`declare \`vmid: ${vmid}\` and \`adopt: true\` on this resource`);
+    expect(message).not.toMatch(/nothing was (made|created)/);
+    expect(fleet.resources().adv).toBeUndefined();
+    await fleet.setVms({ adv: { ...adv, vmid, adopt: true } });
+    expect((await fleet.up()).summary.result).toBe("succeeded");
+    expect(fleet.resources().adv?.id).toBe(String(vmid));
+    expect(fleet.sim.stats().installsStarted).toBe(1);
+  });
 });
 
 test("a failed qm shutdown: the cpu change stops the VM hard at once and the update succeeds, well under 30 s", async () => {

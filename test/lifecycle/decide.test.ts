@@ -63,6 +63,20 @@ describe("decideFailure: right after the install call failed", () => {
       "failed",
     ],
     [
+      "a gateway's JSON 504, a name the user gave, the VMID the server's: followed, its VM looked for by that name",
+      { kind: "gateway", status: 504 },
+      { followable: false, named: true },
+      undefined,
+      "follow:start",
+    ],
+    [
+      "a stream lost before the VMID, a name the user gave: still unknown (the name is looked for only behind a gateway)",
+      { kind: "lost" },
+      { followable: false, named: true },
+      undefined,
+      "unknown",
+    ],
+    [
       "a proxy's 502 page, and no VM of the install on the server: it never began",
       { kind: "no-stream", status: 502, seen: false },
       { vmid: 150, pinned: true },

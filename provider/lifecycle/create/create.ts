@@ -50,6 +50,8 @@ import {
   removeLeftovers,
   sweepLeftovers,
   acquireInstallSlot,
+  holdName,
+  sameNameOf,
 } from "../install";
 import type { Attempt, CreateResult, InstallJob } from "../install";
 import type { VmInputs } from "../model";
@@ -126,6 +128,8 @@ function attemptOf(base: InstallJob): InstallJob {
 async function attemptInstall(base: InstallJob, attempt: number): Promise<Attempt> {
   const { ctx, inputs } = base;
   const ticket = await acquireInstallSlot(base.key, inputs.vmid, ctx.signal);
+  // Before the list: an install of the same name that overlaps this one's from here on is seen (sameNameOf).
+  const hold = holdName(base.key, inputs.name);
   try {
     const vms = await listBefore(base);
     // The journal tells of an earlier create of this resource; on a retry, it could only tell of this one's first attempt.
@@ -149,8 +153,10 @@ async function attemptInstall(base: InstallJob, attempt: number): Promise<Attemp
       return { kind: "done", result: await awaitPending(base, found.journal, before, ticket) };
     }
     const serverNode = base.serverNode ?? (await knownServerNode(base));
-    return await install(attemptOf({ ...base, serverNode }), attempt, before, ticket);
+    const job = attemptOf({ ...base, serverNode });
+    return await install({ ...job, sameName: sameNameOf(job, vms, hold) }, attempt, before, ticket);
   } finally {
+    hold.release();
     ticket.finish();
   }
 }

@@ -37,6 +37,8 @@ export interface FailureFacts {
   pinned: boolean;
   /** the VM can be recognised on the server after a lost stream (a VMID, or a name to look for) */
   followable: boolean;
+  /** a name without this stack's mark, the VMID the server's to pick: its new VM is looked for by that name (newVmOf) */
+  named?: boolean;
   /** the VMID was in the list before the install began */
   existedBefore: boolean;
   attempt: number;
@@ -61,9 +63,9 @@ export function decideFailure(f: Failure, facts: FailureFacts, seen?: Look): Fai
     case "refused":
       return failed("nothing was created");
     case "gateway":
-      if (!facts.followable)
+      if (!facts.followable && facts.named !== true)
         return failed(
-          "the answer is a gateway's, behind which the install may run, but without a vmid or name nothing could be recognised as this install's; nothing was recorded",
+          "the answer is a gateway's, behind which the install may run, but without a vmid or name nothing could be recognised as this install's; nothing was recorded, and a new VM the server makes is not this stack's until it is declared with `adopt: true`",
         );
       return follow(
         "start",

@@ -55,6 +55,7 @@ export async function handleInstallFailure(
       pinned: inputs.vmid !== undefined,
       // a VMID, or this stack's mark in the name: a name alone is no evidence
       followable: vmid !== undefined || job.marked,
+      named: job.sameName !== undefined,
       existedBefore: vmid !== undefined && before.has(vmid),
       attempt,
     },

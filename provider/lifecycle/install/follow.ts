@@ -8,13 +8,13 @@
 // longer (or at followTimeoutMs, if that is shorter): then an existing VM is
 // recorded as unconfirmed for the next refresh or up to settled.
 //
-// When the stream broke before the server named the VMID (auto install), the
-// VM is recognised only by evidence that it is this install's (ownVms):
-// the one new VM (not in the pre-install list, not another in-flight install
-// of this process) whose name carries this stack's mark for this resource.
-// A name the user gave is no such evidence (another stack may install the
-// same name at the same moment), so such an install is not claimed by name.
-// Until its VM appears, an auto install keeps holding the VMID gate: the
+// When no answer named the VMID (auto install), the VM is recognised only by
+// evidence that it is this install's (newVmOf): the one new VM (not in the
+// pre-install list, not another in-flight install of this process) with this
+// stack's mark for this resource, or, for a name the user gave, with that
+// name on a server where none had it before and no other install of it ran
+// here; a name's VM that cannot be told ends the follow with an error naming
+// it. Until its VM appears, an auto install keeps holding the VMID gate: the
 // server may still be about to create it with the VMID it picked.
 import type { VmEntry, InstallFacts, Phase } from "../../client";
 import { clockOf, openBoundsOf, timingOf, duration, vmLabel, poll } from "../core";
@@ -29,8 +29,7 @@ import { failWithVm, finishCreate, recordUnconfirmed } from "./record";
 import type { CreateResult, InstallJob, Sighting } from "./record";
 import type { Observation } from "../observe";
 import type { InstallTicket } from "./vmid-lock";
-import { vmidsInFlight } from "./vmid-lock";
-import { claimOf, ownVms } from "./identity";
+import { newVmOf } from "./new-vm";
 import { sendsNode } from "./install-run";
 
 /** Where the stream left the install. */
@@ -81,6 +80,7 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
     const result = await poll(ctx, {
       probe: () => watch.round(watch.mem.seen && watch.vmid() !== undefined ? Math.min(capAt, shortAt) : capAt),
       done: (v) => v.kind !== "follow",
+      fatal: (err) => err instanceof LifecycleError,
       timeoutMs: Math.min(capAt, t.settleBy) - t.lostAt + timingOf(ctx).pollIntervalMs,
       intervalMs: () => watch.rounds.intervalMs(),
       onRound: (r) => {
@@ -135,7 +135,8 @@ class Watch implements Followed {
     try {
       if (this.vmid() === undefined && !(await this.findVmid())) return { look: { kind: "absent" } };
     } catch (err) {
-      if (ctx.signal?.aborted) throw err;
+      // A verdict on the name's VMs (newVmOf) ends the follow; anything else is one unanswered round.
+      if (ctx.signal?.aborted || err instanceof LifecycleError) throw err;
       return { look: unreadable(err, redact) };
     }
     const vmid = this.vmid()!;
@@ -149,26 +150,9 @@ class Watch implements Followed {
 
   /** An auto install whose VMID the stream never named: the one new VM that can only be this install's. */
   private async findVmid(): Promise<boolean> {
-    const { client, ctx, inputs, key } = this.job;
-    if (!this.job.marked) return false; // a name anyone could give is no evidence
-    const others = vmidsInFlight(key);
-    const list = await client.list({ signal: ctx.signal });
-    const mine = ownVms(list.vms, claimOf(this.job))
-      .map((o) => o.entry)
-      .filter(
-        (vm) =>
-          !this.at.before.has(vm.vmid) &&
-          !others.has(vm.vmid) &&
-          vm.name === realName(this.job.name, vm.vmid) &&
-          (vm.os === "" || vm.os === inputs.os),
-      );
-    if (mine.length > 1) {
-      throw new Error(
-        `${mine.length} new VMs could be this install's (${mine.map((vm) => vmLabel(vm.vmid, vm.name)).join(", ")})`,
-      );
-    }
-    if (mine.length === 0) return false;
-    this.found = mine[0]!.vmid;
+    const vm = await newVmOf(this.job, this.at.before, this.at.why);
+    if (vm === undefined) return false;
+    this.found = vm.vmid;
     this.at.ticket.vmidKnown(this.found);
     return true;
   }
@@ -246,5 +230,6 @@ function nextStep(job: InstallJob): string {
   if (job.marked) {
     return `If the server still creates it, the next \`pulumi up\` finds it by this stack's mark in its name ("${job.name}-<vmid>") and takes it over.`;
   }
-  return "If the server still creates it, declare it with its `vmid` and `adopt: true`, or remove it on the server.";
+  const named = job.name === undefined ? "it" : `a VM named ${job.name}-<vmid>`;
+  return `If the server still creates ${named}, declare it with its \`vmid\` and \`adopt: true\`, or remove it on the server.`;
 }

@@ -8,6 +8,8 @@ export { beforeInstall, claimOf } from "./identity";
 export { installRequest, journalInstall, runInstall } from "./install-run";
 export { awaitPending, takeOver } from "./interrupted";
 export { removeLeftovers, sweepLeftovers } from "./leftovers";
+export { holdName } from "./name-holds";
+export { sameNameOf } from "./new-vm";
 export { InstallWatch } from "./install-watch";
 export type { Followed } from "./install-watch";
 export type { Verdict } from "./lost-rules";

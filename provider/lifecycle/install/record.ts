@@ -49,6 +49,8 @@ export interface InstallJob {
   startedAt: number;
   /** the server's own node, when known: an install there names no node (sendsNode) */
   serverNode?: string;
+  /** an unmarked name with the VMID the server's to pick: what can tell its new VM from others' (sameNameOf) */
+  sameName?: { before: VmEntry[]; contested(): boolean };
 }
 
 /**
