@@ -7,7 +7,7 @@
 import * as path from "node:path";
 import { startSimulator } from "../../simulator";
 import { failureOf, newFleet, type Fleet } from "./harness";
-import { freePort } from "../../scripts/ports";
+import { closedPort } from "../../scripts/ports";
 
 jest.setTimeout(300_000);
 
@@ -95,7 +95,7 @@ test("a connection given to them reads that server, not the stack's", async () =
 });
 
 test("a server that cannot be reached fails preview with the sentence of the Vm checks", async () => {
-  const closed = `http://127.0.0.1:${await freePort()}`;
+  const closed = `http://127.0.0.1:${await closedPort()}`;
   await fleet.stack.setConfig("goPveQemu:endpoint", { value: closed });
   const message = await failureOf(fleet.preview());
   // At the refusal itself: no connect or request timeout waited out (it would name its limit instead).

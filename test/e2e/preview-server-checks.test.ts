@@ -3,7 +3,7 @@
 // config, a node the cluster does not have, two resources pinning one VMID, an
 // unreachable server (a warning, or nothing when offline); and what it says
 // about a VM whose install did not finish.
-import { freePort } from "../../scripts/ports";
+import { closedPort } from "../../scripts/ports";
 import { newFleet, type Fleet } from "./harness";
 
 jest.setTimeout(300_000);
@@ -71,7 +71,7 @@ describe("preview with a server that cannot be reached", () => {
   let endpoint: string;
   beforeAll(async () => {
     fleet = await newFleet();
-    endpoint = `http://127.0.0.1:${await freePort()}`;
+    endpoint = `http://127.0.0.1:${await closedPort()}`;
     await fleet.stack.setConfig("goPveQemu:endpoint", { value: endpoint });
     await fleet.setVms({ web: { os: "ubuntu", version: "24.04", node: "pve2" } });
   });
