@@ -7,7 +7,7 @@
 import * as path from "node:path";
 import { startSimulator } from "../../simulator";
 import { failureOf, newFleet, type Fleet } from "./harness";
-import { closedPort } from "../../scripts/ports";
+import { closedPort } from "./closed-port";
 
 jest.setTimeout(300_000);
 

@@ -3,7 +3,7 @@
 // config, a node the cluster does not have, two resources pinning one VMID, an
 // unreachable server (a warning, or nothing when offline); and what it says
 // about a VM whose install did not finish.
-import { closedPort } from "../../scripts/ports";
+import { closedPort } from "./closed-port";
 import { newFleet, type Fleet } from "./harness";
 
 jest.setTimeout(300_000);
