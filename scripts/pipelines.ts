@@ -8,6 +8,7 @@
 //
 // Per round it prints: failed deployments (an `up` or `destroy` that did not
 // succeed), orphans (VMs on the server in no stack's state after the ups),
+// VMIDs in two states (or twice in one),
 // VMs left after the destroys, VMID collisions the server reported (each one
 // an install the provider had to retry), and seconds.
 import { startSimulator } from "../simulator";
@@ -60,12 +61,14 @@ async function main(): Promise<void> {
         }),
       );
     }
-    const totals = { failed: 0, orphans: 0, left: 0, collisions: 0 };
+    const totals = { failed: 0, orphans: 0, doubled: 0, left: 0, collisions: 0 };
     for (let round = 1; round <= opts.rounds; round++) {
       const t0 = Date.now();
       const collisionsBefore = sim.stats().vmidCollisions;
       const ups = await Promise.all(stacks.map((s) => s.run(["up", "--yes", "--skip-preview"])));
-      const inState = new Set((await Promise.all(stacks.map((s) => s.vmidsInState()))).flat());
+      const held = (await Promise.all(stacks.map((s) => s.vmidsInState()))).flat();
+      const inState = new Set(held);
+      const doubled = held.length - inState.size;
       const orphans = sim.vms().filter((v) => !inState.has(v.vmid)).length;
       const collisions = sim.stats().vmidCollisions - collisionsBefore;
       const downs = await Promise.all(stacks.map((s) => s.run(["destroy", "--yes", "--skip-preview"])));
@@ -73,10 +76,12 @@ async function main(): Promise<void> {
       const left = sim.vms().length;
       totals.failed += failed.length;
       totals.orphans += orphans;
+      totals.doubled += doubled;
       totals.left += left;
       totals.collisions += collisions;
       console.log(
-        `round ${round}: failed deployments ${failed.length}, orphans ${orphans}, left after destroy ${left}, ` +
+        `round ${round}: failed deployments ${failed.length}, orphans ${orphans}, VMIDs in two states ${doubled}, ` +
+          `left after destroy ${left}, ` +
           `VMID collisions (each one retried) ${collisions}, ${((Date.now() - t0) / 1000).toFixed(1)}s` +
           failed.map((f) => `\n  failed: ${firstError(f.output)}`).join(""),
       );
@@ -84,7 +89,8 @@ async function main(): Promise<void> {
       for (const v of sim.vms()) sim.removeVm(v.vmid);
     }
     console.log(
-      `total: failed deployments ${totals.failed}, orphans ${totals.orphans}, left ${totals.left}, VMID collisions ${totals.collisions}`,
+      `total: failed deployments ${totals.failed}, orphans ${totals.orphans}, VMIDs in two states ${totals.doubled}, ` +
+        `left ${totals.left}, VMID collisions ${totals.collisions}`,
     );
   } finally {
     for (const s of stacks) s.dispose();

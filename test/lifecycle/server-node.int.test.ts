@@ -152,6 +152,36 @@ describe("an install naming the server's own node", () => {
 });
 
 describe("the record of server nodes", () => {
+  test("written once per process and node: the same node again writes nothing, another node is written", async () => {
+    const { nodes, dir } = store();
+    const at = "http://a:8080";
+    // A fleet's installs without `node` all show it at once: one write between them.
+    await Promise.all(Array.from({ length: 20 }, () => nodes.learn(at, "pve1", "test")));
+    const [file] = fs.readdirSync(dir);
+    expect(fs.readdirSync(dir)).toEqual([file]);
+    fs.rmSync(path.join(dir, file!));
+    await nodes.learn(at, "pve1", "test");
+    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(await nodes.get(at)).toBe("pve1");
+    await nodes.learn(at, "pve2", "test");
+    expect(await fileServerNodes(dir).get(at)).toBe("pve2");
+    // The next process (the next deployment) writes it again: the record's week starts anew.
+    fs.rmSync(path.join(dir, file!));
+    await fileServerNodes(dir).learn(at, "pve2", "test");
+    expect(await fileServerNodes(dir).get(at)).toBe("pve2");
+  });
+
+  test("a write that failed is tried again by the next install that shows the node", async () => {
+    const { dir } = store();
+    const blocked = path.join(dir, "blocked");
+    fs.writeFileSync(blocked, "a file where the folder should be");
+    const nodes = fileServerNodes(blocked);
+    await expect(nodes.learn("http://a:8080", "pve1", "test")).rejects.toThrow();
+    fs.rmSync(blocked);
+    await nodes.learn("http://a:8080", "pve1", "test");
+    expect(await fileServerNodes(blocked).get("http://a:8080")).toBe("pve1");
+  });
+
   test("a damaged file, or one naming another server, says nothing", async () => {
     const { nodes, dir } = store();
     await nodes.learn("http://a:8080", "pve1", "test");

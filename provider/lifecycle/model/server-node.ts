@@ -35,6 +35,19 @@ export function fileServerNodes(dir: string): ServerNodes {
   const file = (endpoint: string): string =>
     path.join(dir, `server-${createHash("sha256").update(endpoint).digest("hex").slice(0, 32)}.json`);
   const learned = new Map<string, string>();
+  // What this process wrote, per server. Every install without `node` shows the node again, and a
+  // fleet's 100 installs would write the same file 100 times: once per process and node is enough,
+  // since the record is dropped a week after its last write and a process lives for one deployment.
+  const written = new Map<string, { node: string; done: Promise<void> }>();
+  let writes = 0;
+  const write = async (endpoint: string, node: string, how: string): Promise<void> => {
+    await fs.mkdir(dir, { recursive: true });
+    const target = file(endpoint);
+    const tmp = `${target}.${process.pid}.${++writes}.tmp`;
+    const body = JSON.stringify(KnownSchema.parse({ endpoint, node, how, at: Date.now() }));
+    await fs.writeFile(tmp, body, { mode: 0o600 });
+    await fs.rename(tmp, target);
+  };
   return {
     async get(at) {
       const endpoint = endpointKey(at);
@@ -46,15 +59,18 @@ export function fileServerNodes(dir: string): ServerNodes {
       // A damaged file, or another server's that collides by hash, says nothing.
       return parsed.success && parsed.data.endpoint === endpoint ? parsed.data.node : undefined;
     },
-    async learn(at, node, how) {
+    learn(at, node, how) {
       const endpoint = endpointKey(at);
       learned.set(endpoint, node);
-      await fs.mkdir(dir, { recursive: true });
-      const target = file(endpoint);
-      const tmp = `${target}.${process.pid}.tmp`;
-      const body = JSON.stringify(KnownSchema.parse({ endpoint, node, how, at: Date.now() }));
-      await fs.writeFile(tmp, body, { mode: 0o600 });
-      await fs.rename(tmp, target);
+      const last = written.get(endpoint);
+      if (last?.node === node) return last.done;
+      const done = write(endpoint, node, how);
+      written.set(endpoint, { node, done });
+      // A failed write is tried again by the next install that shows the node.
+      done.catch(() => {
+        if (written.get(endpoint)?.done === done) written.delete(endpoint);
+      });
+      return done;
     },
   };
 }
