@@ -59,7 +59,8 @@ export function fileServerNodes(dir: string): ServerNodes {
       // A damaged file, or another server's that collides by hash, says nothing.
       return parsed.success && parsed.data.endpoint === endpoint ? parsed.data.node : undefined;
     },
-    learn(at, node, how) {
+    // async: a bad endpoint rejects, as every failure here does, and is never thrown at the caller.
+    async learn(at, node, how) {
       const endpoint = endpointKey(at);
       learned.set(endpoint, node);
       const last = written.get(endpoint);
