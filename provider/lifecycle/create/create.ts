@@ -202,7 +202,7 @@ async function knownServerNode(job: InstallJob): Promise<string | undefined> {
 async function learnServerNode(job: InstallJob, listed: string | undefined): Promise<void> {
   if (job.request.node !== undefined || listed === undefined) return;
   const { ctx, inputs } = job;
-  // Written once per deployment (fileServerNodes): the record is dropped with the journal's entries a week after its last write.
+  // Written once per process and node (fileServerNodes): the record is dropped with the journal's entries a week after its last write.
   await ctx.serverNodes
     ?.learn(job.conn.endpoint, listed, "an install without node completed there")
     .catch((err: unknown) => ctx.reporter.debug(`the server's node could not be written down: ${String(err)}`));

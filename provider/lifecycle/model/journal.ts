@@ -113,8 +113,11 @@ export function fileJournal(dir: string): InstallJournal {
   };
 }
 
-/** `text` as `target`'s whole content; the folder is made when it is missing (the first write, or removed since). */
-function writeWhole(dir: string, target: string, text: string): void {
+/**
+ * `text` as `target`'s whole content (a temporary file, then a rename: a kill leaves the old file
+ * or the new one); the folder is made when it is missing (the first write, or removed since).
+ */
+export function writeWhole(dir: string, target: string, text: string): void {
   const tmp = `${target}.${process.pid}.tmp`;
   try {
     fs.writeFileSync(tmp, text, { mode: 0o600 });

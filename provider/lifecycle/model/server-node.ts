@@ -14,6 +14,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { z } from "zod";
 import { endpointKey } from "./connection";
+import { writeWhole } from "./journal";
 
 const KnownSchema = z.object({
   endpoint: z.string(),
@@ -38,16 +39,7 @@ export function fileServerNodes(dir: string): ServerNodes {
   // What this process wrote, per server. Every install without `node` shows the node again, and a
   // fleet's 100 installs would write the same file 100 times: once per process and node is enough,
   // since the record is dropped a week after its last write and a process lives for one deployment.
-  const written = new Map<string, { node: string; done: Promise<void> }>();
-  let writes = 0;
-  const write = async (endpoint: string, node: string, how: string): Promise<void> => {
-    await fs.mkdir(dir, { recursive: true });
-    const target = file(endpoint);
-    const tmp = `${target}.${process.pid}.${++writes}.tmp`;
-    const body = JSON.stringify(KnownSchema.parse({ endpoint, node, how, at: Date.now() }));
-    await fs.writeFile(tmp, body, { mode: 0o600 });
-    await fs.rename(tmp, target);
-  };
+  const written = new Map<string, string>();
   return {
     async get(at) {
       const endpoint = endpointKey(at);
@@ -59,19 +51,14 @@ export function fileServerNodes(dir: string): ServerNodes {
       // A damaged file, or another server's that collides by hash, says nothing.
       return parsed.success && parsed.data.endpoint === endpoint ? parsed.data.node : undefined;
     },
-    // async: a bad endpoint rejects, as every failure here does, and is never thrown at the caller.
+    // async: a failed write (or a bad endpoint) rejects, and is never thrown at the caller.
     async learn(at, node, how) {
       const endpoint = endpointKey(at);
       learned.set(endpoint, node);
-      const last = written.get(endpoint);
-      if (last?.node === node) return last.done;
-      const done = write(endpoint, node, how);
-      written.set(endpoint, { node, done });
-      // A failed write is tried again by the next install that shows the node.
-      done.catch(() => {
-        if (written.get(endpoint)?.done === done) written.delete(endpoint);
-      });
-      return done;
+      if (written.get(endpoint) === node) return;
+      writeWhole(dir, file(endpoint), JSON.stringify(KnownSchema.parse({ endpoint, node, how, at: Date.now() })));
+      // Set only once written: a failed write is tried again by the next install that shows the node.
+      written.set(endpoint, node);
     },
   };
 }
