@@ -51,7 +51,7 @@ const AIM_REFRESH_REQUESTS = 1.2;
 /** The aim: the provider's own share of `up` and `refresh` at the largest N, Vm/shaped (paired). */
 const AIM_PROVIDER_SHARE = 1.05;
 const SHARE_OPS: readonly Op[] = ["up", "refresh"];
-/** How far the shaped resources' state file may be from the Vms' (a fraction) for Vm/shaped to mean the provider's share. */
+/** How far the shaped resources' state may be from the Vms' (a fraction) for Vm/shaped to mean the provider's share. */
 const SHAPED_STATE_TOLERANCE = 0.03;
 
 function repsArg(fallback: number): number {
@@ -322,13 +322,11 @@ async function main(): Promise<void> {
 
   const bytes = (kind: Kind, n: number): number => median(runs[kind].get(n)!.map((x) => x.stateBytes));
   console.log("");
-  const perResource = (kind: Kind): string =>
-    hi > lo ? ((bytes(kind, hi) - bytes(kind, lo)) / (hi - lo)).toFixed(0) : "-";
+  const bytesPerResource = (kind: Kind): number => (bytes(kind, hi) - bytes(kind, lo)) / (hi - lo);
+  const perResource = (kind: Kind): string => (hi > lo ? bytesPerResource(kind).toFixed(0) : "-");
   // Per resource where two sizes give it (the stack's own resources weigh on a small state file), else the whole file.
   const fidelity =
-    hi > lo
-      ? (bytes("shaped", hi) - bytes("shaped", lo)) / (bytes("vm", hi) - bytes("vm", lo))
-      : bytes("shaped", hi) / bytes("vm", hi);
+    hi > lo ? bytesPerResource("shaped") / bytesPerResource("vm") : bytes("shaped", hi) / bytes("vm", hi);
   console.log(
     `  state bytes per resource (state file after up, ${lo}->${hi}): floor ${perResource("floor")}, ` +
       `shaped ${perResource("shaped")}, Vm ${perResource("vm")}, plugin door Vm ${perResource("plugin")}; ` +
