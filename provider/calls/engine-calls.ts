@@ -74,11 +74,13 @@ export async function diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dyn
   configured();
   const n = split(news);
   const old = split(olds).props as lifecycle.VmState;
-  const d = lifecycle.diff(id, old, fromEngine(n.props) as lifecycle.VmInputs, { urn: n.urn });
+  // An unconfirmed install: what the update will make of it, from what the server shows now (preview says it);
+  // one that no wait can settle yet is no change by itself.
+  const foreseen = await finish(n.urn, lifecycle.foreseeSettle(id, old, lifecycleContext(n.urn)));
+  const desired = fromEngine(n.props) as lifecycle.VmInputs;
+  const d = lifecycle.diff(id, old, desired, { urn: n.urn, installHeld: foreseen.held });
   // Said at preview (and again right before the update): the diff itself shows only `~ cpu: 2 => 4`.
   if (d.downtime !== undefined) await finish(n.urn, Promise.resolve(engineReporter(n.urn).warn(d.downtime)));
-  // An unconfirmed install: what the update will make of it, from what the server shows now (preview says it).
-  await finish(n.urn, lifecycle.foreseeSettle(id, old, lifecycleContext(n.urn)));
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
 }
 

@@ -10,13 +10,13 @@ import { cliArgs, ensureConsumer, type Driver } from "./harness";
 const PROGRAMS = path.join(ROOT, "test", "consumers");
 
 /** A Pulumi YAML program; the YAML language host is built from github.com/pulumi/pulumi-yaml. */
-export function yamlDriver(): Driver {
+export function yamlDriver(program = "yaml"): Driver {
   const hostDir = ensureConsumer("yaml");
   return {
-    project: "consumer-yaml",
+    project: `consumer-${program}`,
     configVia: "cli",
     prepare: (workDir) => {
-      fs.copyFileSync(path.join(PROGRAMS, "yaml", "Pulumi.yaml"), path.join(workDir, "Pulumi.yaml"));
+      fs.copyFileSync(path.join(PROGRAMS, program, "Pulumi.yaml"), path.join(workDir, "Pulumi.yaml"));
       return [hostDir];
     },
     command: (op) => ({ cmd: "pulumi", args: cliArgs(op) }),

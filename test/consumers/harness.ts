@@ -56,6 +56,8 @@ export interface Consumer {
   stateText(): string;
   setConfig(config: StackConfig): Promise<void>;
   run(op: Op): Promise<Run>;
+  /** One operation started, for a test that signals it (a Ctrl-C is SIGINT to its process group). */
+  start(op: Op): { pid: number; done: Promise<Run> };
   /** The Vm resources of the stack's last checkpoint. */
   vms(): { id?: string; outputs: Record<string, unknown> }[];
   dispose(): Promise<void>;
@@ -76,8 +78,8 @@ export function cliArgs(op: Op): string[] {
   return [op, "--yes", "--skip-preview", ...common];
 }
 
-export async function newConsumer(driver: Driver): Promise<Consumer> {
-  const sim = await startSimulator({ speed: 2000 });
+export async function newConsumer(driver: Driver, opts: { speed?: number } = {}): Promise<Consumer> {
+  const sim = await startSimulator({ speed: opts.speed ?? 2000 });
   const front = await passThrough(sim.url);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `gpq-${driver.project}-`));
   const backendDir = path.join(scratch, "backend");
@@ -104,12 +106,18 @@ export async function newConsumer(driver: Driver): Promise<Consumer> {
   delete env.PULUMI_IGNORE_AMBIENT_PLUGINS;
 
   let printed = "";
+  const started = (cmd: string, args: string[]): { pid: number; done: Promise<Run> } => {
+    // In its own process group, as in a terminal: a Ctrl-C reaches the whole group.
+    const child = spawn(cmd, args, { cwd: workDir, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    return { pid: child.pid!, done: outcome(child) };
+  };
   const spawned = (cmd: string, args: string[]): Promise<Run> =>
+    outcome(spawn(cmd, args, { cwd: workDir, env, stdio: ["ignore", "pipe", "pipe"] }));
+  const outcome = (child: ReturnType<typeof spawn>): Promise<Run> =>
     new Promise((resolve, reject) => {
-      const child = spawn(cmd, args, { cwd: workDir, env, stdio: ["ignore", "pipe", "pipe"] });
       let output = "";
-      child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+      child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+      child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
       child.on("error", reject);
       child.on("close", (code) => {
         printed += output;
@@ -146,6 +154,10 @@ export async function newConsumer(driver: Driver): Promise<Consumer> {
     run: (op) => {
       const { cmd, args } = driver.command(op, workDir);
       return spawned(cmd, args);
+    },
+    start: (op) => {
+      const { cmd, args } = driver.command(op, workDir);
+      return started(cmd, args);
     },
     vms: () => {
       if (!fs.existsSync(stateFile)) return [];

@@ -12,7 +12,7 @@
 //   the install is still going on on the server, instead of following it and
 //   living on; the language host sees the engine gone and leaves with its
 //   program, so nothing of the deployment is left behind.
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -20,6 +20,7 @@ import { fileJournal } from "../../provider/lifecycle";
 import { upWithRecovery } from "../../provider/recover";
 import { alive } from "../../scripts/cli-stack";
 import { watchDeployment } from "../../scripts/deployment-processes";
+import { doubleCtrlC, until } from "./ctrl-c";
 import { newFleet, orphans, type Fleet } from "./harness";
 
 jest.setTimeout(300_000);
@@ -82,7 +83,7 @@ test("pulumi killed mid-install: within 10 s no process of its deployment is lef
 });
 
 test("a second Ctrl-C: pulumi and the provider end at once, the VM being installed is a pending create", async () => {
-  await doubleCtrlC(() => fleet.sim.stats().installsStarted > 0);
+  await doubleCtrlC(fleet, () => fleet.sim.stats().installsStarted > 0);
   expect(fleet.sim.stats().installsSucceeded).toBe(0);
   expect(fleet.pendingOperations()).toEqual([{ type: "creating", name: "web" }]);
 });
@@ -98,7 +99,7 @@ test("a second Ctrl-C, then up once the server finished: the takeover is recorde
     "goPveQemu:imageDownloadBoundMs": bound(1_000),
   });
   fleet.sim.addFault({ op: "install", step: "SSH initialization", kind: "delay", ms: 1, times: 1 });
-  await doubleCtrlC(() => fleet.sim.stats().faultsFired > 0);
+  await doubleCtrlC(fleet, () => fleet.sim.stats().faultsFired > 0);
   expect(fleet.pendingOperations()).toEqual([{ type: "creating", name: "web" }]);
   fleet.sim.settings({ speed: 2000 });
   await fleet.sim.idle(); // the install finished on the server, reboot included, while no one listened
@@ -125,45 +126,3 @@ test("a second Ctrl-C, then up once the server finished: the takeover is recorde
   expect(fleet.resources().web!.outputs).toMatchObject({ installComplete: true, running: true });
   expect(fleet.resources().web!.outputs.installState).toBeUndefined();
 });
-
-/** `pulumi up` in its own process group, as in a terminal, given two Ctrl-Cs once `ready`: pulumi and the provider end. */
-async function doubleCtrlC(ready: () => boolean): Promise<void> {
-  const pulumi = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], {
-    cwd: fleet.workDir,
-    env: { ...process.env, ...fleet.env },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  let printed = "";
-  pulumi.stdout!.on("data", (d: Buffer) => (printed += d.toString()));
-  pulumi.stderr!.on("data", (d: Buffer) => (printed += d.toString()));
-  const exited = new Promise<number | null>((resolve) => pulumi.on("exit", resolve));
-  await until(ready);
-  const provider = await until(() => childProcess(pulumi.pid!, "cmd/dynamic-provider"));
-
-  process.kill(-pulumi.pid!, "SIGINT");
-  // The engine says it is cancelling and waits; the second one stops it.
-  await until(() => /\^C received; cancelling/.test(printed));
-  process.kill(-pulumi.pid!, "SIGINT");
-  expect(await exited).not.toBe(0);
-  await until(() => !alive(provider));
-}
-
-function childProcess(parent: number, pattern: string): number | undefined {
-  try {
-    const out = execFileSync("pgrep", ["-P", String(parent), "-f", pattern], { encoding: "utf8" });
-    const pid = Number(out.trim().split("\n")[0]);
-    return pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Polls until `f` answers something truthy (the test's own timeout bounds it). */
-async function until<T>(f: () => T | undefined | false): Promise<T> {
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -96,6 +96,9 @@ describe("a second create after an interrupted one takes its VM over: no duplica
     expect(h.sim.stats().installsStarted).toBe(installs);
     expect(h.sim.vms().map((vm) => vm.vmid)).toEqual([Number(id)]);
     expect(state).toMatchObject({ running: true, installComplete: true });
+    // The IP the interrupted stream assigned, from this machine's journal: an output at once.
+    expect(state.ip).toBe(h.sim.vm(Number(id))?.ip);
+    expect(state.ip).toMatch(new RegExp(`^\\d+\\.\\d+\\.\\d+\\.${id}$`));
     if ("name" in patch) expect(state.vmName).toBe(`${patch.name}-${id}`);
     else expect(state.vmName).toMatch(/^web-[0-9a-f]{8}-[0-9a-z]+-\d+$/);
     expect(state.password).toBeUndefined(); // the dead deployment's generated password is not known
@@ -221,7 +224,9 @@ describe("a takeover the server cannot settle yet is recorded at once, and settl
     expect(kept).toMatchObject({ installState: "unconfirmed", installLost: { settleBy: lost.settleBy } });
     // ...while an update that would act on the VM is refused, nothing changed
     const acting = update(id, state, { ...inputs, cpu: 4 }, ctxFor({ clock: simClock(SPEED), timing: SHORT }));
-    await expect(acting).rejects.toThrow(/its install is still not settled \(.*\); nothing was changed/);
+    await expect(acting).rejects.toThrow(
+      /its install is still not settled, and it can be settled from \S+ at the latest; nothing was changed/,
+    );
     expect(h.sim.vm(162)).toMatchObject({ cpu: 2, status: "running" });
   });
 
@@ -231,16 +236,21 @@ describe("a takeover the server cannot settle yet is recorded at once, and settl
     await h.sim.idle();
     const { id, state } = await create(inputs, ctxFor({ timing: SHORT }));
     expect(state.installState).toBe("unconfirmed");
-    // What the next up will do, said at preview from what the server shows now
+    // What the next up will do, said at preview from what the server shows now: the takeover saw the VM
+    // run, and no wait can settle it before its settle time: no change is planned, nothing waits.
     const preview = ctxFor({ timing: SHORT });
-    await foreseeSettle(id, state, preview);
+    const foreseen = await foreseeSettle(id, state, preview);
+    expect(foreseen.held).toBe(true);
     expect(messages(preview.lines, "warn")).toEqual([
       expect.stringMatching(
-        /^VM rf-163 \(163\): its install is unconfirmed \(.*\); as the server shows it now, up follows it for up to 30 s, then keeps it unconfirmed: .* from \d{4}-/,
+        /^VM rf-163 \(163\): its install is unconfirmed \(.*\); as the server shows it now, the VM runs, .*: no change is planned for it and nothing waits for it/,
       ),
     ]);
+    const settleAt = new Date(state.installLost!.settleBy).toISOString();
+    expect(messages(preview.lines, "warn")[0]).toContain(`it can be settled from ${settleAt} at the latest`);
+    expect(diff(id, state, inputs, { installHeld: foreseen.held }).changes).toBe(false);
     const later = ctxFor({ timing: SHORT, clock: from(state.installLost!.settleBy + 1_000) });
-    await foreseeSettle(id, state, later);
+    expect((await foreseeSettle(id, state, later)).held).toBe(false);
     expect(messages(later.lines, "warn")).toEqual([
       expect.stringMatching(/as the server shows it now, up records it as installed/),
     ]);

@@ -2,52 +2,8 @@
 // longer undo it) is settled by the next refresh or update, on a virtual
 // clock against the in-memory server.
 import { read, update } from "../../provider/lifecycle";
-import type { LifecycleContext, VmState } from "../../provider/lifecycle";
-import type { LostInstall } from "../../provider/lifecycle/model/lost-install";
-import { VirtualClock } from "./clock";
-import { FakeServer } from "./fake-server";
 import { inputs, stateOf } from "./fixtures";
-
-function setup(): { clock: VirtualClock; server: FakeServer; ctx: LifecycleContext; lines: string[] } {
-  const clock = new VirtualClock();
-  const server = new FakeServer(clock);
-  const lines: string[] = [];
-  const client = server.client();
-  return {
-    clock,
-    server,
-    lines,
-    ctx: {
-      reporter: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), debug: () => undefined },
-      client: () => client,
-      clock,
-      // Each follow to its verdict (goPveQemu:waitForInstalls): the rules of the timeline at work.
-      timing: { settleWaitMs: Number.POSITIVE_INFINITY },
-    },
-  };
-}
-
-/** Lost during the SSH initialisation: the server may remove the VM for another 10 minutes. */
-function unconfirmed(clock: VirtualClock, patch: Partial<LostInstall> = {}): VmState {
-  const t0 = clock.now();
-  const installLost: LostInstall = {
-    step: "VM initialization > SSH initialization",
-    phase: "sshInit",
-    lostAt: t0,
-    createBy: t0,
-    startBy: t0,
-    undoBy: t0 + 600_000,
-    settleBy: t0 + 900_000,
-    seen: false,
-    ...patch,
-  };
-  return stateOf(inputs(), {
-    installComplete: false,
-    installProblem: "lost the install stream",
-    installState: "unconfirmed",
-    installLost,
-  });
-}
+import { setup, unconfirmed } from "./unconfirmed-fixture";
 
 test("the server can still remove the VM: it stays unconfirmed, and that it was seen is remembered", async () => {
   const s = setup();
@@ -165,7 +121,7 @@ describe("an update of a VM whose install is still unconfirmed follows it to a v
     const state = unconfirmed(s.clock);
     s.ctx.timing = { followTimeoutMs: 60_000 };
     await expect(update("101", state, inputs({ cpu: 4 }), s.ctx)).rejects.toThrow(
-      /its install is still not settled .*nothing was changed/,
+      /its install is still not settled, and it can be settled from \S+ at the latest; nothing was changed/,
     );
     expect(s.server.calls.filter((c) => c.call !== "list" && c.call !== "status")).toEqual([]);
   });

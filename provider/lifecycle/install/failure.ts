@@ -7,10 +7,10 @@ import { classify, streamLoss } from "./classify-failure";
 import type { Progress } from "./classify-failure";
 import { clockOf, openBoundsOf, vmLabel, errorText, safeCause } from "../core";
 import { decideFailure } from "./failure-rules";
-import { timelineOf } from "./timeline";
+import { sinceStart, timelineOf } from "./timeline";
 import type { Failure, FailureVerdict } from "./failure-rules";
 import { CODES, LifecycleError, dropUndefined, realName } from "../model";
-import type { ErrorCode } from "../model";
+import type { ErrorCode, LostInstall } from "../model";
 import { follow } from "./follow";
 import { lookAt } from "../observe";
 import type { Sight } from "../observe";
@@ -98,14 +98,7 @@ async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Prom
       return { kind: "done", result: await follow(job, at) };
     }
     case "partial": {
-      const lost =
-        v.installState === "unconfirmed"
-          ? timelineOf(
-              { step: k.progress.step, phase: k.progress.phase, lostAt: clockOf(job.ctx).now() },
-              openBoundsOf(job.ctx),
-              sendsNode(job),
-            )
-          : undefined;
+      const lost = v.installState === "unconfirmed" ? lostTimeline(job, k.progress) : undefined;
       const label = vmLabel(k.vmid!, k.facts.realName);
       return failWithVm(job, k.sighting, [`the install of VM ${label} ${v.why}${during(k)}: ${k.why}`], k.cause, lost);
     }
@@ -117,6 +110,18 @@ async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Prom
     default:
       throw new LifecycleError(failureText(job, v, k), { cause: k.cause, code: codeOf(k.failure) });
   }
+}
+
+/**
+ * The timeline recorded for an install left unconfirmed (a cancel): from the
+ * phase its stream had reached now, and from when it began; each deadline
+ * the earlier. Fixed once recorded: every later run names its settle time.
+ */
+function lostTimeline(job: InstallJob, progress: Progress): LostInstall {
+  const open = openBoundsOf(job.ctx);
+  const withNode = sendsNode(job);
+  const now = { step: progress.step, phase: progress.phase, lostAt: clockOf(job.ctx).now() };
+  return sinceStart(timelineOf(now, open, withNode), job.startedAt, open, withNode);
 }
 
 /** A silent failure of `qm start` / `qm reboot`, which the stream names by the step before. */

@@ -81,6 +81,7 @@ export async function runInstall(job: InstallJob, ticket: InstallTicket): Promis
     if (f.vmid !== undefined) ticket.vmidKnown(f.vmid);
     if (f.vmCreated) ticket.created();
     if (f.vmid !== undefined) journal.vmid(f.vmid);
+    if (f.ip !== undefined) journal.ip(f.ip);
   };
   let completed = false;
   try {
@@ -100,6 +101,7 @@ export async function runInstall(job: InstallJob, ticket: InstallTicket): Promis
 /** What the journal holds of an install: its VMID, and the furthest phase its stream showed, and when. */
 interface Seen {
   vmid?: number;
+  ip?: string;
   reached?: { phase: Phase; at: number };
 }
 
@@ -119,6 +121,7 @@ const PHASE_WRITE_MS = 1_000;
  */
 function journalWriter(job: InstallJob): {
   vmid(v: number): void;
+  ip(ip: string): void;
   phase(p: Phase): void;
   /** Waits for the writes; the phase not yet written is written when the stream failed, dropped when it completed. */
   settled(completed: boolean): Promise<void>;
@@ -147,6 +150,12 @@ function journalWriter(job: InstallJob): {
       if (seen.vmid === v) return;
       seen.vmid = v;
       write();
+    },
+    ip(ip) {
+      if (seen.ip === ip) return;
+      seen.ip = ip;
+      // Said right after the VMID (the server's steps 2 and 3): written with the next write, or on its own.
+      if (seen.vmid !== undefined) timer ??= setTimeout(write, PHASE_WRITE_MS).unref();
     },
     phase(p) {
       seen.reached = { phase: p, at: clockOf(job.ctx).now() };
@@ -177,6 +186,7 @@ export async function journalInstall(job: InstallJob, seen: Seen = { vmid: job.i
     vmid: seen.vmid,
     startedAt: job.startedAt,
     os: job.inputs.os,
+    ...(seen.ip !== undefined ? { ip: seen.ip } : {}),
     ...(seen.reached !== undefined ? { reached: seen.reached } : {}),
   };
   await ctx.journal

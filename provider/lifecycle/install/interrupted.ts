@@ -40,7 +40,7 @@ export async function takeOver(
       `; ${PENDING_CREATE}`,
   );
   return follow(taken, {
-    facts: factsOf(entry.vmid, entry.name),
+    facts: factsOf(entry.vmid, entry.name, true, ipOf(journal, entry.vmid)),
     step: "",
     phase: phaseShown(lookOf(seen)) ?? "createVm",
     before: new Set([...before].filter((vmid) => vmid !== entry.vmid)),
@@ -81,7 +81,7 @@ export async function awaitPending(
       `; ${PENDING_CREATE}`,
   );
   return follow(taken, {
-    facts: factsOf(entry.vmid!, entry.name ? `${entry.name}-${entry.vmid}` : undefined, false),
+    facts: factsOf(entry.vmid!, entry.name ? `${entry.name}-${entry.vmid}` : undefined, false, entry.ip),
     step: "",
     phase: "checkVmid",
     before: new Set([...before].filter((vmid) => vmid !== entry.vmid)),
@@ -113,6 +113,11 @@ function withoutPassword(job: InstallJob): InstallJob {
   return job.passwordGenerated ? { ...job, password: undefined, passwordGenerated: false } : job;
 }
 
-function factsOf(vmid: number, realName: string | undefined, vmCreated = true): Partial<InstallFacts> {
-  return { vmid, ...(realName ? { realName } : {}), vmCreated, completed: false };
+function factsOf(vmid: number, realName: string | undefined, vmCreated: boolean, ip?: string): Partial<InstallFacts> {
+  return { vmid, ...(realName ? { realName } : {}), ...(ip ? { ip } : {}), vmCreated, completed: false };
+}
+
+/** The IP the interrupted install's stream assigned, when this machine's journal has it for this VM. */
+function ipOf(journal: JournalEntry | undefined, vmid: number): string | undefined {
+  return journal?.vmid === vmid ? journal.ip : undefined;
 }

@@ -178,15 +178,15 @@ function pendingVerdict(
   now: number,
   end: { capAt: number; vmidKnown: boolean },
 ): Verdict {
-  if (now < end.capAt) return { kind: "follow", why: pending(t, seen, now), until: Math.min(end.capAt, t.settleBy) };
+  if (now < end.capAt) return { kind: "follow", why: pending(seen), until: Math.min(end.capAt, t.settleBy) };
   if (exists(seen) || mem.seen || end.vmidKnown) {
     return {
       kind: "partial",
       installState: "unconfirmed",
-      why: `the outcome is not known yet: ${pending(t, seen, now)}`,
+      why: `the outcome is not known yet: ${pending(seen)}`,
     };
   }
-  return { kind: "unknown", why: `the outcome is not known: ${pending(t, seen, now)}` };
+  return { kind: "unknown", why: `the outcome is not known: ${pending(seen)}` };
 }
 
 /** Where the stream was lost, for messages. */
@@ -194,11 +194,11 @@ function lostAtText(t: LostInstall): string {
   return t.step ? `step "${t.step}"` : "the start";
 }
 
-function pending(t: LostInstall, seen: Look, now: number): string {
+/** Why nothing is settled yet; without times: the messages around it name the one settle time (settleBy). */
+function pending(seen: Look): string {
   if (seen.kind === "unreadable") return `the server could not be asked (${seen.error})`;
-  if (seen.kind === "absent")
-    return `the VM has not appeared yet; the server may create it until ${duration(t.createBy - now)} from now`;
-  return `the server may still remove the VM for ${duration(Math.max(0, t.undoBy - now))} (it cleans up when the initialisation fails)`;
+  if (seen.kind === "absent") return "the VM has not appeared yet, and the server may still create it";
+  return "the server may still remove the VM (it cleans up when the initialisation fails)";
 }
 
 /**

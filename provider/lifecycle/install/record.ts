@@ -20,6 +20,7 @@ import { vmLabel, errorText, safeCause } from "../core";
 import { diskFromList, memoryFromList, RUNNING, isDisabled, powerWord } from "../observe";
 import type { Observation } from "../observe";
 import { shutdownAndWait } from "../power";
+import { settleTime } from "./settle";
 
 export interface CreateResult {
   id: string;
@@ -122,9 +123,9 @@ export async function finishCreate(job: InstallJob, seen: Sighting, completed: b
 export function recordUnconfirmed(job: InstallJob, seen: Sighting, lost: LostInstall, why: string): CreateResult {
   const state = stateFrom(job, seen, false, undefined, { ...lost, reason: why.split("\n")[0] });
   job.ctx.reporter.warn(
-    `VM ${vmLabel(state.vmid, state.vmName)} is recorded as unconfirmed (${why}); it can be settled from ` +
-      `${new Date(lost.settleBy).toISOString()}: the next \`pulumi up\`, \`pulumi refresh\` or \`pulumi preview\` settles it ` +
-      "from what the server then shows (goPveQemu:waitForInstalls true waits for it instead)",
+    `VM ${vmLabel(state.vmid, state.vmName)} is recorded as unconfirmed (${why}); ${settleTime(lost)}: ` +
+      "until then an `up` plans no change for it while it runs, and the first `up` or `refresh` from then records it " +
+      "from what the server shows (goPveQemu:waitForInstalls true waits for it instead)",
   );
   return { id: String(state.vmid), state };
 }

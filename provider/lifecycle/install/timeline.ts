@@ -91,3 +91,13 @@ export function sincePhase(
   const phase = phaseIndex(reached.phase) > phaseIndex(t.phase) ? reached.phase : t.phase;
   return { ...t, phase, createBy, startBy, undoBy, settleBy };
 }
+
+/**
+ * A stored timeline as it holds under the bounds configured now: each
+ * deadline the earlier of the stored one and the same arithmetic from where
+ * the stream was lost. With the bounds unchanged it is the stored timeline
+ * itself, so every run quotes the same times; shortened bounds shorten it.
+ */
+export function underBounds(t: LostInstall, open: OpenBounds, withNode: boolean): LostInstall {
+  return sincePhase(t, { phase: t.phase, at: t.lostAt }, open, withNode);
+}

@@ -28,6 +28,8 @@ const EntrySchema = z.object({
   /** when the install request was sent, ms */
   startedAt: z.number(),
   os: z.string(),
+  /** the IP the install's stream assigned (its step "assigning IP"): a takeover's output before anything else shows it */
+  ip: z.string().optional(),
   /** the furthest phase the install's stream had shown, and when (what the server said before a kill) */
   reached: z.object({ phase: z.enum(PHASES), at: z.number() }).optional(),
 });

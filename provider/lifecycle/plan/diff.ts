@@ -36,7 +36,8 @@
 //   false) is replaced, like a tainted resource, since its initialisation may
 //   never have run; keepIncompleteInstall: true keeps it as it is. One whose
 //   outcome is not known yet (installState "unconfirmed") is an update, which
-//   settles it by asking the server.
+//   settles it by asking the server, unless one look showed that no wait can
+//   settle it yet (installHeld): then it is no change by itself.
 // - What the state does not hold is compared as the VM has it (a VM read
 //   without prior state, as adopt begins, has no version, user, password, key
 //   or triggers on record): no version or password on record is no change,
@@ -71,12 +72,21 @@ export interface DiffResult {
   downtime?: string;
 }
 
-export function diff(id: string, olds: VmState, news: VmInputs, options: { urn?: string } = {}): DiffResult {
+interface DiffOptions {
+  urn?: string;
+  /**
+   * An unconfirmed install that one look showed held (foreseeSettle: there,
+   * running, seen before): no wait can settle it, so it is no change by itself.
+   */
+  installHeld?: boolean;
+}
+
+export function diff(id: string, olds: VmState, news: VmInputs, options: DiffOptions = {}): DiffResult {
   const old = parseState(olds, id);
   const replaces = changed(replaceChanges(old, news));
   const update = changed(updateChanges(old, news));
   const install = installOutcome(olds);
-  if (install === "unconfirmed") update.push("installState");
+  if (install === "unconfirmed" && options.installHeld !== true) update.push("installState");
   else if (install === "failed" && news.keepIncompleteInstall !== true) replaces.push("installComplete");
   if (news.adopt === true && replaces.length > 0) throw adoptedReplace(replaces);
   const pinsSameVmid = news.vmid !== undefined && (isUnknown(news.vmid) || news.vmid === old.vmid);

@@ -1,7 +1,9 @@
 // Read: refresh a VM from the server's list (observe: `status` only when it says stopped),
 // or read one by its VMID alone (no prior state: adopt, a lookup by id).
 //
-// - Gone from the list -> undefined (the glue removes it from state).
+// - Gone from the list -> undefined (the glue removes it from state), except
+//   an unconfirmed install's VM while the server may still create it: kept
+//   as it is (settleUnconfirmed), to be settled by a later look.
 // - Listed under the same VMID but another name -> ours is gone and the VMID
 //   was reused: undefined too, with a warning (adopting a stranger's VM would
 //   let a later `destroy` remove it).
@@ -49,6 +51,9 @@ export async function read(
   const what = { endpoint: conn.endpoint, doing: `to read VM ${label}`, redact };
   const seen = await observeFor(client, vmid, { vmName: prior?.vmName }, what, ctx.signal);
   if (!seen.listed) {
+    // An unconfirmed install's VM may not be there yet: only the settle rules can call it gone.
+    const waiting = prior?.installState === "unconfirmed" ? settleUnconfirmed(prior, seen, ctx, label) : undefined;
+    if (waiting !== undefined) return { id: String(vmid), state: dropUndefined(waiting) };
     ctx.reporter.info(`VM ${label} no longer exists on ${conn.endpoint}`);
     return undefined;
   }

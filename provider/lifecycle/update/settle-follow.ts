@@ -3,14 +3,17 @@
 // shutdown for a new cpu, or a start for `running: true`, would act on a VM
 // in the middle of its install. So the update first follows the install to a
 // verdict, by the same rules as create's follow (the reboot rule, the
-// timeline), and plans only then, waiting no longer than settleWaitMs. Still
-// unsettled then, the state stays unconfirmed: an update with steps fails
-// having changed nothing (update), one without is recorded as it is, and the
-// next `up` asks again.
+// timeline), and plans only then. As create's follow does, it waits for a VM
+// that has not appeared yet for as long as the server may still create it,
+// and once the VM is there, no longer than settleWaitMs. Still unsettled
+// then, the state stays unconfirmed: an update with steps fails having
+// changed nothing (update), one without is recorded as it is, and a later
+// look settles it. The stored timeline is not moved by what the VM shows:
+// every run names the same settle time.
 import type { GoPveQemuApi } from "../../client";
 import { clockOf, timingOf, duration, poll, errorText } from "../core";
 import type { LifecycleContext, Redactor } from "../core";
-import { InstallWatch } from "../install";
+import { InstallWatch, settleTime, withTimeline } from "../install";
 import type { Followed, Verdict } from "../install";
 import type { LostInstall, VmState } from "../model";
 import { lookOf, observe, observedFields } from "../observe";
@@ -28,27 +31,34 @@ export interface SettleTarget {
 
 /** The state once the install is settled (still unconfirmed when it is not yet); undefined when the server removed the VM. */
 export async function followUnconfirmed(t: SettleTarget, state: VmState): Promise<VmState | undefined> {
-  const lost = state.installLost;
-  if (state.installState !== "unconfirmed" || lost === undefined) return state;
+  if (state.installState !== "unconfirmed" || state.installLost === undefined) return state;
+  const current = withTimeline(state, t.ctx);
+  const lost = current.installLost;
   const clock = clockOf(t.ctx);
-  const { followTimeoutMs, settleWaitMs } = timingOf(t.ctx);
-  const capAt = Math.min(lost.settleBy, clock.now() + Math.min(followTimeoutMs, settleWaitMs));
+  const { followTimeoutMs, settleWaitMs, pollIntervalMs } = timingOf(t.ctx);
+  const began = clock.now();
+  // Until the VM is seen: as long as the server may still create it; from then on, settleWaitMs.
+  const longCap = Math.min(lost.settleBy, began + followTimeoutMs);
+  const watch = new Watch(t, current, lost);
+  const capAt = (): number =>
+    watch.firstSeenAt === undefined ? longCap : Math.min(longCap, watch.firstSeenAt + settleWaitMs);
   t.ctx.reporter.info(
     `VM ${t.label}: its install is not settled yet (its stream was lost at ${lost.step ? `step "${lost.step}"` : "the start"}); ` +
-      `following it before anything is changed, for up to ${duration(Math.max(0, capAt - clock.now()))}`,
+      `following it before anything is changed, for up to ${duration(Math.max(0, Math.min(longCap, began + settleWaitMs) - began))} ` +
+      "once the VM is there",
   );
-  const watch = new Watch(t, state, lost);
   const result = await poll(t.ctx, {
-    probe: () => watch.rounds.round(watch, capAt),
-    done: (v) => v.kind !== "follow",
-    timeoutMs: Math.max(0, capAt - clock.now()) + timingOf(t.ctx).pollIntervalMs,
+    probe: () => watch.rounds.round(watch, capAt()),
+    done: (v) => v.kind !== "follow" || clock.now() >= capAt(),
+    timeoutMs: Math.max(0, longCap - began) + pollIntervalMs,
     intervalMs: () => watch.rounds.intervalMs(),
     onRound: (r) => {
       if (!watch.rounds.quick)
         t.ctx.reporter.debug(`VM ${t.label}: following its install: ${r.value?.why ?? "no answer"}`);
     },
   });
-  const verdict = result.reached ? result.value : await watch.rounds.round(watch, Number.NEGATIVE_INFINITY);
+  const final = result.reached && result.value.kind !== "follow";
+  const verdict = final ? result.value : await watch.rounds.round(watch, Number.NEGATIVE_INFINITY);
   return watch.settled(verdict);
 }
 
@@ -56,6 +66,8 @@ export async function followUnconfirmed(t: SettleTarget, state: VmState): Promis
 class Watch implements Followed {
   private last: Observation | undefined;
   readonly rounds: InstallWatch;
+  /** when a look first found the VM under its name in this follow */
+  firstSeenAt: number | undefined;
 
   constructor(
     private readonly t: SettleTarget,
@@ -63,7 +75,8 @@ class Watch implements Followed {
     lost: LostInstall,
   ) {
     const withNode = state.inputs?.node !== undefined;
-    this.rounds = new InstallWatch({ client: t.client, ctx: t.ctx, withNode, key: t.key }, lost, lost.seen);
+    const target = { client: t.client, ctx: t.ctx, withNode, key: t.key, storedTimeline: true };
+    this.rounds = new InstallWatch(target, lost, lost.seen);
   }
 
   vmid(): number {
@@ -74,6 +87,8 @@ class Watch implements Followed {
     const { client, vmid, ctx, redact } = this.t;
     try {
       this.last = await observe(client, vmid, { vmName: this.state.vmName, live: true }, ctx.signal);
+      if (this.firstSeenAt === undefined && this.last.listed && this.last.nameMatches)
+        this.firstSeenAt = clockOf(ctx).now();
       return { look: lookOf(this.last), observation: this.last };
     } catch (err) {
       if (ctx.signal?.aborted) throw err;
@@ -104,9 +119,9 @@ class Watch implements Followed {
     }
     const lost = this.state.installLost!;
     reporter.warn(
-      `VM ${this.t.label}: its install is still unconfirmed (${v.why}); it can be settled from ` +
-        `${new Date(lost.settleBy).toISOString()}: the next \`pulumi up\` or \`pulumi refresh\` asks again`,
+      `VM ${this.t.label}: its install is still unconfirmed (${v.why}); ${settleTime(lost)}: ` +
+        "until then an `up` plans no change for it while it runs, and the first `up` or `refresh` from then records it",
     );
-    return { ...this.state, installLost: { ...lost, seen: lost.seen || this.rounds.mem.seen } };
+    return { ...this.state, ...seen, installLost: { ...lost, seen: lost.seen || this.rounds.mem.seen } };
   }
 }

@@ -22,11 +22,12 @@ import {
 import type { LifecycleContext } from "../core";
 import { disabledMessage } from "../delete";
 import type { VmInputs, VmState } from "../model";
-import { vmLabel, sessionOf } from "../core";
-import { observeFor, observedFields } from "../observe";
+import { clockOf, vmLabel, sessionOf } from "../core";
+import { lookOf, observeFor, observedFields } from "../observe";
+import type { Observation } from "../observe";
 import { planUpdate } from "../plan";
 import { followUnconfirmed } from "./settle-follow";
-import { settleUnconfirmed } from "../install";
+import { planUnconfirmed, settleTime, settleUnconfirmed, withTimeline } from "../install";
 import { runSteps } from "./update-steps";
 import type { UpdateJob } from "./update-steps";
 
@@ -37,12 +38,12 @@ export async function update(id: string, olds: VmState, news: VmInputs, ctx: Lif
   if (steps.length > 0 && current.disabled) throw new LifecycleError(disabledMessage(job.label));
   if (steps.length > 0 && current.installState === "unconfirmed") {
     throw new LifecycleError(
-      `VM ${job.label}: its install is still not settled (the server's answers can settle it from ` +
-        `${new Date(current.installLost?.settleBy ?? 0).toISOString()}); nothing was changed: the server may still be ` +
-        "installing it, and an update could act on it mid-install. The next `pulumi up` or `pulumi refresh` asks again",
+      `VM ${job.label}: its install is still not settled, and ${settleTime(current.installLost!)}; nothing was changed: ` +
+        "the server may still be installing it, and an update could act on it mid-install. " +
+        "The first `pulumi up` from then makes the change (or set goPveQemu:waitForInstalls true to follow the install to its end now)",
     );
   }
-  if (current.installComplete === false) {
+  if (current.installComplete === false && current.installState !== "unconfirmed") {
     ctx.reporter.warn(
       `VM ${job.label} comes from an install that did not finish (${current.installProblem ?? "reason unknown"}); this update reconciles ` +
         "its settings and power state but cannot finish the installation: `pulumi up --replace` reinstalls it",
@@ -67,27 +68,50 @@ async function observeCurrent(job: UpdateJob): Promise<VmState> {
   const { old, conn, vmid } = job;
   const what = { endpoint: conn.endpoint, doing: `to update VM ${job.label}`, redact: job.redact };
   const seen = await observeFor(job.client, vmid, { vmName: old.vmName }, what, job.ctx.signal);
-  if (!seen.listed) throw new LifecycleError(goneMessage(job));
-  if (!seen.nameMatches) {
+  if (seen.listed && !seen.nameMatches) {
     throw new LifecycleError(
       `VMID ${vmid} on ${conn.endpoint} now belongs to a VM named ${JSON.stringify(seen.entry?.name)}, not ${JSON.stringify(old.vmName)}; ` +
         "this resource's VM is gone: run `pulumi refresh`, then `pulumi up`",
     );
   }
-  const current = dropUndefined({ ...old, ...observedFields(seen, old) });
+  // An unconfirmed install's VM that is not listed yet may still be on its way: the settle rules say.
+  if (!seen.listed && (old.installState !== "unconfirmed" || old.installLost === undefined))
+    throw new LifecycleError(goneMessage(job));
+  const current = dropUndefined({ ...old, ...(seen.listed ? observedFields(seen, old) : {}) });
   job.label = vmLabel(vmid, current.vmName);
   const looked = settleUnconfirmed(current, seen, job.ctx, job.label);
-  // Still unconfirmed after one look: followed to a verdict before any step can act on it (a
-  // disabled VM shows nothing to follow, and no step may act on it anyway).
   const settled =
-    looked === undefined || seen.disabled
+    looked === undefined || !needsFollow(looked, seen, job)
       ? looked
       : await followUnconfirmed({ ...job, key: endpointKey(conn.endpoint) }, looked);
-  if (settled === undefined) throw new LifecycleError(goneMessage(job));
+  if (settled === undefined) throw new LifecycleError(goneMessage(job, old.installState === "unconfirmed"));
   return dropUndefined(settled);
 }
 
-function goneMessage(job: UpdateJob): string {
+/**
+ * Still unconfirmed after one look: followed to a verdict before any step can
+ * act on it, while the server shows it moving (planUnconfirmed); one that is
+ * there and runs and was seen before is held as it is: no wait could settle it.
+ */
+function needsFollow(state: VmState, seen: Observation, job: UpdateJob): boolean {
+  if (state.installState !== "unconfirmed" || state.installLost === undefined) return false;
+  // "Seen before" means by an earlier run: this run's own look has just marked it seen.
+  const before = { ...state, installLost: { ...state.installLost, seen: job.old.installLost?.seen === true } };
+  const plan = planUnconfirmed(withTimeline(before, job.ctx), lookOf(seen), clockOf(job.ctx).now());
+  if (plan.kind !== "hold") return true;
+  job.ctx.reporter.info(
+    `VM ${job.label}: its install is unconfirmed (${plan.why}); not followed: no wait can settle it`,
+  );
+  return false;
+}
+
+function goneMessage(job: UpdateJob, unconfirmed = false): string {
+  if (unconfirmed) {
+    return (
+      `VM ${job.label} no longer exists on ${job.conn.endpoint}, and its install can no longer make it (the server never ` +
+      "made it in time, or removed it after a failed install); run `pulumi refresh` to drop it from state, then `pulumi up` installs it again"
+    );
+  }
   return (
     `VM ${job.label} no longer exists on ${job.conn.endpoint}; run \`pulumi refresh\` to drop it from state, ` +
     "then `pulumi up` creates it again"
