@@ -1,8 +1,9 @@
 // One cell of the kill matrix (kill-matrix.ts): a deployment interrupted in
 // one way at one install step, then what the next run does to converge (the
 // same machine's `pulumi up`, or a new runner's pipeline steps), then
-// `destroy`; counted: orphans, duplicates, the manual steps a person had to
-// take (each listed), and the processes the interrupted run left.
+// a preview that must plan nothing once the server is idle, then `destroy`;
+// counted: orphans, duplicates, the manual steps a person had to take (each
+// listed), and the processes the interrupted run left.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -23,7 +24,7 @@ export const VMS = {
 
 export type Interruption =
   /** the runner killed (kill -9) with its state in PostgreSQL; the next run is a new runner's pipeline */
-  { kind: "kill9" | "int2" | "term" | "restart" | "pg"; step: string } | { kind: "none" };
+  { kind: "kill9" | "int1" | "int2" | "term" | "restart" | "pg"; step: string } | { kind: "none" };
 
 export interface CellOptions {
   speed: number;
@@ -41,6 +42,8 @@ export interface Cell {
   /** the pending operations still in state after the next run (Pulumi carries pending creates over until told) */
   pendingLeft: number;
   up: string;
+  /** `pulumi preview --expect-no-changes` once the server is idle after the next up: "empty", or what it planned */
+  preview: string;
   destroy: string;
   orphans: number;
   duplicates: number;
@@ -71,6 +74,7 @@ export async function runCell(name: string, how: Interruption, opts: CellOptions
     // What the interrupted run began and the server still carries out ends first: a VM it makes later counts too.
     await sim.idle();
     const counted = await count(stack, sim);
+    const preview = await bounded(stack.start(["preview", "--expect-no-changes"]), opts);
     const destroy = await bounded(stack.start(["destroy", "--yes", "--skip-preview"]), opts);
     const left = sim.vms().length;
     const steps = [...next.steps, ...(destroy.code === 0 ? [] : ["destroy failed"])];
@@ -81,12 +85,13 @@ export async function runCell(name: string, how: Interruption, opts: CellOptions
       pending: first.pending,
       pendingLeft: next.pendingLeft,
       up: next.up,
+      preview: preview.code === 0 ? "empty" : `NOT EMPTY: ${firstError(preview.output)}`,
       destroy: destroy.code === 0 ? "ok" : `FAILED: ${firstError(destroy.output)}`,
       ...counted,
       steps,
       leftover: first.leftover,
       seconds: Math.round((Date.now() - t0) / 100) / 10,
-      boundMet: first.inBound && next.inBound && destroy.inBound,
+      boundMet: first.inBound && next.inBound && preview.inBound && destroy.inBound,
       ...(first.installSteps ? { installSteps: first.installSteps } : {}),
     };
   } finally {
@@ -126,6 +131,7 @@ async function interrupt(stack: CliStack, sim: SimulatorHandle, how: Interruptio
 async function signal(pid: number, how: Interruption, sim: SimulatorHandle): Promise<void> {
   if (how.kind === "kill9" || how.kind === "pg") process.kill(pid, "SIGKILL");
   if (how.kind === "term") process.kill(pid, "SIGTERM");
+  if (how.kind === "int1") killGroup(pid, "SIGINT");
   if (how.kind === "int2") {
     killGroup(pid, "SIGINT");
     await new Promise((r) => setTimeout(r, 1000));

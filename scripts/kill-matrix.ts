@@ -4,18 +4,18 @@
 // run does and then `destroy`, against the simulator through the real
 // `pulumi` CLI (kill-cell.ts runs one cell).
 //
-//   npm run build && node dist/scripts/kill-matrix.js [--steps all|a,b,c] [--speed 50] [--bound 120] [--only kill9,int2,pg,term,restart]
-//     [--door dynamic|plugin]
+//   npm run build && node dist/scripts/kill-matrix.js [--steps all|a,b,c] [--speed 50] [--bound 120]
+//     [--only kill9,int1,int2,pg,term,restart] [--door dynamic|plugin|both]
 //
 // Interruptions: kill -9 of `pulumi` (the next run on the same machine: its
-// install journal survives); a double Ctrl-C (SIGINT to pulumi's process
+// install journal survives); one Ctrl-C (SIGINT to pulumi's process group); a double Ctrl-C (SIGINT to pulumi's process
 // group twice, 1 s apart); a runner killed with its state in PostgreSQL (the
 // next run is a new runner, without the journal, through the pipeline's steps
 // `recover`, `up`, `recover --after`; needs Debian's postgresql package);
 // SIGTERM to `pulumi`; the server restarted. Per cell: how the interrupted
 // run ended, the pending operations it left and how many the next run left
 // (a plain `up` cannot clear them: `recover --after` does), whether the next `up` (with its time) and the
-// `destroy` succeeded, orphans (VMs on the server not in state after `up`),
+// `destroy` succeeded, whether a preview once the server is idle plans nothing (`--expect-no-changes`), orphans (VMs on the server not in state after `up`),
 // duplicates (VMs beyond one per declared resource), the manual steps taken
 // (listed), the interrupted run's processes still alive 10 s after it ended,
 // seconds, and whether every run ended within its bound. `--door plugin`
@@ -36,12 +36,14 @@ const DEFAULT_STEPS = [
   "SSH initialization",
   "finalizing",
 ];
-const KINDS = ["kill9", "int2", "pg", "term", "restart"] as const;
+const KINDS = ["kill9", "int1", "int2", "pg", "term", "restart"] as const;
 type Kind = (typeof KINDS)[number];
 
 interface Options extends CellOptions {
   steps: string[] | "all";
   only: Set<Kind>;
+  /** both doors, one matrix after the other */
+  both?: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -57,8 +59,10 @@ function parseArgs(argv: string[]): Options {
       if (bad) throw new Error(`kill-matrix: --only ${bad}: allowed ${KINDS.join(", ")}`);
       opts.only = new Set(kinds as Kind[]);
     } else if (argv[i] === "--door") {
-      if (!(v in DOORS)) throw new Error(`kill-matrix: --door ${v}: allowed ${Object.keys(DOORS).join(", ")}`);
-      opts.door = v as Door;
+      if (v === "both") opts.both = true;
+      else if (!(v in DOORS))
+        throw new Error(`kill-matrix: --door ${v}: allowed ${[...Object.keys(DOORS), "both"].join(", ")}`);
+      else opts.door = v as Door;
     } else throw new Error(`kill-matrix: unknown argument ${argv[i]}`);
   }
   return opts;
@@ -71,6 +75,7 @@ function planOf(opts: Options, steps: string[]): [string, Interruption][] {
     if (opts.only.has(kind)) for (const s of steps) plan.push([`${label} at ${s}`, { kind, step: s }]);
   };
   at("kill9", "kill -9");
+  at("int1", "one Ctrl-C");
   at("int2", "double Ctrl-C");
   at("pg", "runner killed (PostgreSQL)");
   if (opts.only.has("term")) plan.push(["SIGTERM to pulumi", { kind: "term", step: "creating VM" }]);
@@ -80,6 +85,11 @@ function planOf(opts: Options, steps: string[]): [string, Interruption][] {
 
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
+  if (!opts.both) return matrix(opts);
+  for (const door of Object.keys(DOORS) as Door[]) await matrix({ ...opts, door, only: new Set(opts.only) });
+}
+
+async function matrix(opts: Options): Promise<void> {
   if (opts.door === "plugin" && opts.only.delete("pg"))
     console.log(
       "the pg cells are skipped on the plugin door: their new runner's `recover` reads the dynamic door's pending creates only",
@@ -114,18 +124,18 @@ async function main(): Promise<void> {
 function print(c: Cell): void {
   const manual = c.steps.length === 0 ? "manual 0" : `manual ${c.steps.length} (${c.steps.join("; ")})`;
   console.log(
-    `${c.cell.padEnd(48)} | ${c.interrupted.padEnd(30)} | pending ${c.pending}, left ${c.pendingLeft} | up ${c.up} | destroy ${c.destroy} | ` +
+    `${c.cell.padEnd(48)} | ${c.interrupted.padEnd(30)} | pending ${c.pending}, left ${c.pendingLeft} | up ${c.up} | preview ${c.preview} | destroy ${c.destroy} | ` +
       `orphans ${c.orphans} | duplicates ${c.duplicates} | ${manual} | leftover ${c.leftover} | ${c.seconds}s | bound ${c.boundMet ? "met" : "MISSED"}`,
   );
 }
 
 function summary(cells: Cell[]): void {
   const sum = (f: (c: Cell) => number) => cells.reduce((n, c) => n + f(c), 0);
-  const bad = cells.filter((c) => c.orphans + c.duplicates + c.leftover > 0 || !c.boundMet);
+  const bad = cells.filter((c) => c.orphans + c.duplicates + c.leftover > 0 || !c.boundMet || c.preview !== "empty");
   const steps = cells.flatMap((c) => c.steps.map((s) => `${c.cell}: ${s}`));
   console.log(
     `\nsummary: ${cells.length} cells; orphans ${sum((c) => c.orphans)}, duplicates ${sum((c) => c.duplicates)}, ` +
-      `manual steps ${steps.length}, leftover processes ${sum((c) => c.leftover)}, bound missed ${cells.filter((c) => !c.boundMet).length}; ` +
+      `manual steps ${steps.length}, previews not empty ${cells.filter((c) => c.preview !== "empty").length}, leftover processes ${sum((c) => c.leftover)}, bound missed ${cells.filter((c) => !c.boundMet).length}; ` +
       `${bad.length === 0 ? "no orphan, no duplicate, nothing left running" : `not clean: ${bad.map((c) => c.cell).join("; ")}`}`,
   );
   for (const s of steps) console.log(`  manual step: ${s}`);
