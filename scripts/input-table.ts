@@ -45,7 +45,7 @@ const ROWS = {
     onChange: "replace",
   },
   name: {
-    default: "derived from the stack and resource (see [VM names](#vm-names))",
+    default: "derived from the stack and resource (see [VM names](docs/vm-resource.md#vm-names-and-whose-vm-it-is))",
     allowed: `letters, digits, hyphens; at most ${LIMITS.nameMax} (the server names the VM \`<name>-<vmid>\`)`,
     onChange: "replace",
   },

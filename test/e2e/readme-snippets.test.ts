@@ -1,5 +1,5 @@
-// Every TypeScript snippet of the README (and of the examples' READMEs) as a
-// reader meets it. Each ```ts block is type-checked against the package; each
+// Every TypeScript snippet of the README, of docs/*.md, of CONTRIBUTING.md
+// (and of the examples' READMEs) as a reader meets it. Each ```ts block is type-checked against the package; each
 // one that is a whole program runs as written through the real engine
 // against a fresh simulator: `up` installs its VMs (the placement snippet's
 // VM on the node it picked, the server's own included), and `destroy` leaves
@@ -55,8 +55,18 @@ function snippetsOf(file: string): Snippet[] {
 }
 
 const examples = fs.readdirSync(path.join(ROOT, "examples"), { withFileTypes: true }).filter((d) => d.isDirectory());
+/** The user documentation: the README, every page of docs/, and CONTRIBUTING.md. */
+const DOCS = [
+  path.join(ROOT, "README.md"),
+  ...fs
+    .readdirSync(path.join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => path.join(ROOT, "docs", f)),
+  path.join(ROOT, "CONTRIBUTING.md"),
+];
 const SNIPPETS = [
-  ...snippetsOf(path.join(ROOT, "README.md")),
+  ...DOCS.flatMap(snippetsOf),
   ...examples
     .map((d) => path.join(ROOT, "examples", d.name, "README.md"))
     .filter((f) => fs.existsSync(f))
@@ -78,7 +88,12 @@ function fragmentModule(s: Snippet): string {
 }
 
 describe("the snippets", () => {
-  test("are found, and few are fragments, each saying why", () => {
+  test("are found in every document that has any, and few are fragments, each saying why", () => {
+    // A ```ts block the pattern above would miss (another fence spelling) would go unchecked.
+    for (const file of DOCS) {
+      const fences = (fs.readFileSync(file, "utf8").match(/^```(?:ts|typescript|tsx|js|javascript)\b/gm) ?? []).length;
+      expect([path.relative(ROOT, file), snippetsOf(file).length]).toEqual([path.relative(ROOT, file), fences]);
+    }
     expect(programs.length).toBeGreaterThanOrEqual(3);
     expect(fragments.map((f) => f.where)).toHaveLength(3);
     for (const f of fragments) expect(f.fragment!.length).toBeGreaterThan(10);

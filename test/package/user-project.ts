@@ -1,5 +1,6 @@
 // A Pulumi TypeScript project as a user would start it (the README's
-// "Using it in your own project"), and the machine's own Node.js.
+// "Install and a first `pulumi up`": its TypeScript quickstart and "The
+// TypeScript project"), and the machine's own Node.js.
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -8,13 +9,11 @@ import { ROOT } from "../../scripts/engine-env";
 
 const exec = promisify(execFile);
 
-/** The starter files of the README's "Using it in your own project", by name. */
+/** The starter files of the README's TypeScript quickstart and "The TypeScript project", by name. */
 export function readmeStarter(): Record<string, string> {
   const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-  const section = readme.slice(
-    readme.indexOf("## Using it in your own project"),
-    readme.indexOf("## The `Vm` resource"),
-  );
+  const start = readme.indexOf("### TypeScript: the dynamic provider");
+  const section = readme.slice(start, readme.indexOf("\n## ", start));
   const files: Record<string, string> = {};
   for (const m of section.matchAll(/`([\w-]+\.[\w.]+)`(?: \([^)]*\))?:\n\n```\w+\n([\s\S]*?)```/g))
     files[m[1]!] = m[2]!;
