@@ -17,7 +17,7 @@ export interface NodeBinary {
   version: string;
 }
 
-/** The first use installs it from the npm registry (seconds); give the calling hook a minute or two. */
+/** The first use installs it from the npm registry (seconds on a good link): the longest a test waits for it. */
 export const OLD_NODE_TIMEOUT_MS = 180_000;
 
 /** Whether the package accepts Node.js `version` (22.19 or later, as provider/node-version.ts says). */
