@@ -42,7 +42,11 @@ export interface Cell {
   /** the pending operations still in state after the next run (Pulumi carries pending creates over until told) */
   pendingLeft: number;
   up: string;
-  /** `pulumi preview --expect-no-changes` once the server is idle after the next up: "empty", or what it planned */
+  /**
+   * `pulumi preview --expect-no-changes` once the server is idle after the next up: "empty"; "confirms N"
+   * when all it plans is recording N unconfirmed VMs as installed (their settle time has passed: the next
+   * up writes that); else what it planned
+   */
   preview: string;
   destroy: string;
   orphans: number;
@@ -85,7 +89,7 @@ export async function runCell(name: string, how: Interruption, opts: CellOptions
       pending: first.pending,
       pendingLeft: next.pendingLeft,
       up: next.up,
-      preview: preview.code === 0 ? "empty" : `NOT EMPTY: ${firstError(preview.output)}`,
+      preview: previewVerdict(preview.code, preview.output),
       destroy: destroy.code === 0 ? "ok" : `FAILED: ${firstError(destroy.output)}`,
       ...counted,
       steps,
@@ -218,6 +222,16 @@ function stepsIn(output: string): string[] {
     if (!seen.includes(m[1]!)) seen.push(m[1]!);
   }
   return seen;
+}
+
+/** What the preview planned, in the words of the Cell's `preview`. */
+function previewVerdict(code: number | null, output: string): string {
+  if (code === 0) return "empty";
+  const confirms = output.match(/as the server shows it now, up records it as installed/g)?.length ?? 0;
+  const updates = Number(/~ (\d+) to update/.exec(output)?.[1] ?? 0);
+  const others = /\d+ to (create|delete|replace)/.test(output);
+  if (confirms > 0 && updates === confirms && !others) return `confirms ${confirms}`;
+  return `NOT EMPTY: ${firstError(output)}`;
 }
 
 function firstError(output: string): string {

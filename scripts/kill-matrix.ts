@@ -15,7 +15,7 @@
 // SIGTERM to `pulumi`; the server restarted. Per cell: how the interrupted
 // run ended, the pending operations it left and how many the next run left
 // (a plain `up` cannot clear them: `recover --after` does), whether the next `up` (with its time) and the
-// `destroy` succeeded, whether a preview once the server is idle plans nothing (`--expect-no-changes`), orphans (VMs on the server not in state after `up`),
+// `destroy` succeeded, whether a preview once the server is idle plans nothing (`--expect-no-changes`) or only the recording of VMs whose settle time passed, orphans (VMs on the server not in state after `up`),
 // duplicates (VMs beyond one per declared resource), the manual steps taken
 // (listed), the interrupted run's processes still alive 10 s after it ended,
 // seconds, and whether every run ended within its bound. `--door plugin`
@@ -131,11 +131,13 @@ function print(c: Cell): void {
 
 function summary(cells: Cell[]): void {
   const sum = (f: (c: Cell) => number) => cells.reduce((n, c) => n + f(c), 0);
-  const bad = cells.filter((c) => c.orphans + c.duplicates + c.leftover > 0 || !c.boundMet || c.preview !== "empty");
+  const bad = cells.filter(
+    (c) => c.orphans + c.duplicates + c.leftover > 0 || !c.boundMet || c.preview.startsWith("NOT EMPTY"),
+  );
   const steps = cells.flatMap((c) => c.steps.map((s) => `${c.cell}: ${s}`));
   console.log(
     `\nsummary: ${cells.length} cells; orphans ${sum((c) => c.orphans)}, duplicates ${sum((c) => c.duplicates)}, ` +
-      `manual steps ${steps.length}, previews not empty ${cells.filter((c) => c.preview !== "empty").length}, leftover processes ${sum((c) => c.leftover)}, bound missed ${cells.filter((c) => !c.boundMet).length}; ` +
+      `manual steps ${steps.length}, previews planning more than a confirmation ${cells.filter((c) => c.preview.startsWith("NOT EMPTY")).length}, leftover processes ${sum((c) => c.leftover)}, bound missed ${cells.filter((c) => !c.boundMet).length}; ` +
       `${bad.length === 0 ? "no orphan, no duplicate, nothing left running" : `not clean: ${bad.map((c) => c.cell).join("; ")}`}`,
   );
   for (const s of steps) console.log(`  manual step: ${s}`);
