@@ -227,7 +227,12 @@ function stepsIn(output: string): string[] {
 /** What the preview planned, in the words of the Cell's `preview`. */
 function previewVerdict(code: number | null, output: string): string {
   if (code === 0) return "empty";
-  const confirms = output.match(/as the server shows it now, up records it as installed/g)?.length ?? 0;
+  // The engine prints each warning more than once (live, then under Diagnostics): count VMs, not lines.
+  const confirms = new Set(
+    [...output.matchAll(/VM (\S+ \(\d+\)): [^\n]*as the server shows it now, up records it as installed/g)].map(
+      (m) => m[1],
+    ),
+  ).size;
   const updates = Number(/~ (\d+) to update/.exec(output)?.[1] ?? 0);
   const others = /\d+ to (create|delete|replace)/.test(output);
   if (confirms > 0 && updates === confirms && !others) return `confirms ${confirms}`;
