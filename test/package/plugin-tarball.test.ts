@@ -7,12 +7,13 @@
 // the machine's own is): the engine can only run the installed copy, and that
 // copy only with the Node.js it brings. And the launcher's own
 // folder named in Pulumi.yaml (`plugins.providers[].path`), nothing installed.
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
+import { pluginFirstLine } from "./plugin-start";
 import { ROOT, engineEnv, ensureEngine } from "../../scripts/engine-env";
 import { pluginTarball } from "../../scripts/plugin-tarball";
 import { ensureConsumer } from "../consumers/harness";
@@ -213,22 +214,10 @@ describe("the resource plugin as a user installs it", () => {
   it("without its Node.js, on this project's Node.js 22 first on PATH, the plugin starts and serves", async () => {
     const launcher = await bareLauncher();
     const node = await projectNode();
-    const child = spawn(launcher, [], {
-      cwd: path.dirname(launcher),
-      env: { ...process.env, PATH: [path.dirname(node.path), ...pathWithoutCheckout()].join(path.delimiter) },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    // A plugin that starts prints the port it serves on, as the engine reads it, and keeps serving.
-    const first = await Promise.race([
-      new Promise<string>((resolve) => child.stdout.on("data", () => /\n/.test(out) && resolve(out))),
-      exited.then((code) => `exited ${code}: ${out}`),
+    const first = await pluginFirstLine(launcher, path.dirname(launcher), [
+      path.dirname(node.path),
+      ...pathWithoutCheckout(),
     ]);
-    child.kill("SIGTERM");
-    await exited;
     expect(first).toMatch(/^\d+\n/);
   });
 });

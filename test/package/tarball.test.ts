@@ -5,12 +5,13 @@
 // real engine. It proves that the serialized provider finds its
 // implementation in the user's node_modules, not in this checkout, and that
 // installing the package runs no install script of ours.
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
+import { pluginFirstLine } from "./plugin-start";
 import { ROOT, engineEnv } from "../../scripts/engine-env";
 import { oldNode, projectNode } from "../support/node-binaries";
 import { userProject } from "./user-project";
@@ -109,22 +110,7 @@ describe("the packed package in a project of its own", () => {
     // The launcher npm linked, the project's @pulumi/pulumi, and Node.js 22 from PATH (the project brings none).
     const launcher = path.join(project, "node_modules", ".bin", "pulumi-resource-gopveqemu");
     const machinePath = (process.env.PATH ?? "").split(path.delimiter).filter((d) => !d.includes("node_modules"));
-    const child = spawn(launcher, [], {
-      cwd: project,
-      env: { ...process.env, PATH: [path.dirname(process.execPath), ...machinePath].join(path.delimiter) },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    // A plugin that starts prints the port it serves on, as the engine reads it, and keeps serving.
-    const first = await Promise.race([
-      new Promise<string>((resolve) => child.stdout.on("data", () => /\n/.test(out) && resolve(out))),
-      exited.then((code) => `exited ${code}: ${out}`),
-    ]);
-    child.kill("SIGTERM");
-    await exited;
+    const first = await pluginFirstLine(launcher, project, [path.dirname(process.execPath), ...machinePath]);
     expect(first).toMatch(/^\d+\n/);
   });
 
