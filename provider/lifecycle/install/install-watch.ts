@@ -45,13 +45,6 @@ export interface WatchTarget {
   restartEvidence?: boolean;
   /** the server's key: its reads of live power share one pace (powerTurn) */
   key?: string;
-  /**
-   * The timeline is a stored one (an unconfirmed install's): what the VM
-   * shows does not move its deadlines, so that every run names the same
-   * settle time. A follow of this run's own lost stream tightens its
-   * timeline as the VM shows progress, before it is recorded.
-   */
-  storedTimeline?: boolean;
 }
 
 export class InstallWatch {
@@ -103,8 +96,7 @@ export class InstallWatch {
     const open = openBoundsOf(this.target.ctx);
     if (exists(seen)) {
       this.mem = remember(this.mem, seen, now);
-      if (this.target.storedTimeline !== true)
-        this.t = advance(this.t, phaseShown(seen)!, now, open, this.target.withNode);
+      this.t = advance(this.t, phaseShown(seen)!, now, open, this.target.withNode);
     }
     this.verdict = decideLost(this.t, seen, this.mem, now, {
       capAt: Math.min(capAt, this.t.settleBy),

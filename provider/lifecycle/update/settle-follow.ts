@@ -8,8 +8,9 @@
 // and once the VM is there, no longer than settleWaitMs. Still unsettled
 // then, the state stays unconfirmed: an update with steps fails having
 // changed nothing (update), one without is recorded as it is, and a later
-// look settles it. The stored timeline is not moved by what the VM shows:
-// every run names the same settle time.
+// look settles it. What the VM shows may settle it sooner (the steps left
+// from the phase it shows bound the install too), but the stored settle
+// time, which every message names, is never moved by it.
 import type { GoPveQemuApi } from "../../client";
 import { clockOf, timingOf, duration, poll, errorText } from "../core";
 import type { LifecycleContext, Redactor } from "../core";
@@ -75,7 +76,7 @@ class Watch implements Followed {
     lost: LostInstall,
   ) {
     const withNode = state.inputs?.node !== undefined;
-    const target = { client: t.client, ctx: t.ctx, withNode, key: t.key, storedTimeline: true };
+    const target = { client: t.client, ctx: t.ctx, withNode, key: t.key };
     this.rounds = new InstallWatch(target, lost, lost.seen);
   }
 
