@@ -37,9 +37,8 @@ function forVm<A extends unknown[], R>(f: (...args: A) => Promise<R>, urnAt: num
   };
 }
 
+/** The process's own: its cancel watch and its provider core, then the plugin server. */
 export async function serve(args: string[]): Promise<void> {
-  const root = packageRoot();
-  const version = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
   const watch = core.pluginCancelWatch();
   // This process's provider core: the one object that holds the provider's state.
   const processCore = core.configure({
@@ -48,6 +47,17 @@ export async function serve(args: string[]): Promise<void> {
     log: () => engineLogTransport(process.argv),
     cancel: watch,
   });
+  await startPlugin(processCore, args, watch);
+}
+
+/**
+ * The plugin server over a provider core: its port is printed on stdout, as
+ * the engine expects. `watch`: the engine's Cancel fires it (none in tests).
+ * @internal exported for the contract test of the grpc-js patch
+ */
+export async function startPlugin(processCore: core.ProviderCore, args: string[], watch?: core.CancelWatch) {
+  const root = packageRoot();
+  const version = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
   const vmMethods = vmProviderMethods(processCore);
   const provider: Provider = {
     version,
@@ -61,7 +71,7 @@ export async function serve(args: string[]): Promise<void> {
     delete: forVm(vmMethods.delete, 1),
     invoke: (token, inputs) => invoke(processCore, token, inputs),
     // The engine's Cancel (one Ctrl-C): installs in flight stop waiting and answer with what exists.
-    cancel: async () => watch.cancel("the deployment was cancelled (Ctrl-C, or the engine's Cancel)"),
+    cancel: async () => watch?.cancel("the deployment was cancelled (Ctrl-C, or the engine's Cancel)"),
   };
   // The SDK's server answers Configure, CheckConfig and DiffConfig itself, wrongly: the provider object
   // handed to grpc-js gets this provider's own three in front (grpc-add-service-patch.ts says how and why).
