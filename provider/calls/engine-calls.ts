@@ -10,14 +10,8 @@ import { split, withInputKeys, withKeys, type Bag } from "./engine-bags";
 /** The dynamic provider's Vm methods over one provider core. */
 export function dynamicVmMethods(c: core.ProviderCore) {
   /** A partial failure's properties with the engine's keys of the request. */
-  const onWire = async <T>(work: Promise<T>, request: Bag): Promise<T> => {
-    try {
-      return await work;
-    } catch (err) {
-      if (err instanceof core.PartialFailure) err.properties = withKeys(err.properties, request);
-      throw err;
-    }
-  };
+  const onWire = <T>(work: Promise<T>, request: Bag): Promise<T> =>
+    core.onWire(work, (properties) => withKeys(properties, request));
   return {
     async check(olds: Bag, news: Bag): Promise<pulumi.dynamic.CheckResult> {
       const n = split(news);

@@ -7,7 +7,7 @@
 export { configure, ProviderCore } from "./provider-core";
 export type { CoreOptions } from "./provider-core";
 export type { Bag } from "./bag";
-export { PartialFailure } from "./partial-failure";
+export { PartialFailure, onWire } from "./partial-failure";
 export { check, create, diff, outputsOf, plain, read, remove, update } from "./vm-calls";
 export type { Checked, Diffed, ReadAnswer } from "./vm-calls";
 export { ClusterReadFailure } from "./cluster-reads";

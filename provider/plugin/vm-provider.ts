@@ -12,14 +12,9 @@ import { fromCore, toCore } from "./wire-bags";
 export function vmMethods(c: core.ProviderCore) {
   /** The identity a Vm's inputs carry: the one it was made with (kept in its inputs), else the provider's. */
   const identityOf = (bag: Bag | undefined): string | undefined => toCore(bag).identity ?? c.providerIdentity;
-  const onWire = async <T>(work: Promise<T>, request: Bag): Promise<T> => {
-    try {
-      return await work;
-    } catch (err) {
-      if (err instanceof core.PartialFailure) err.properties = fromCore(err.properties, request, "outputs");
-      throw err;
-    }
-  };
+  /** A partial failure's properties on the plugin's wire, secrets marked. */
+  const onWire = <T>(work: Promise<T>, request: Bag): Promise<T> =>
+    core.onWire(work, (properties) => fromCore(properties, request, "outputs"));
   return {
     async check(urn: string, olds: Bag, news: Bag) {
       const n = toCore(news);

@@ -23,7 +23,7 @@ let core: ProviderCore;
 
 beforeAll(async () => {
   sim = await startSimulator({ speed: 2000, sshKey: true, imageCache: ["ubuntu/24.04"] });
-  journalDir = mkdtempSync(path.join(tmpdir(), "plugin-door-"));
+  journalDir = mkdtempSync(path.join(tmpdir(), "plugin-methods-"));
   // Lines go to a log that keeps nothing: the test reads the answers.
   const quiet = () => async () => undefined;
   core = configure({ env: { GO_PVE_QEMU_JOURNAL_DIR: journalDir }, engineUnknown: ENGINE_UNKNOWN, log: quiet });

@@ -20,7 +20,7 @@ let core: ProviderCore;
 
 beforeAll(async () => {
   sim = await startSimulator({ speed: 2000, sshKey: true, imageCache: ["ubuntu/24.04"] });
-  journalDir = mkdtempSync(path.join(tmpdir(), "dynamic-door-"));
+  journalDir = mkdtempSync(path.join(tmpdir(), "dynamic-methods-"));
   // Lines go to a log that keeps nothing: the test reads the answers.
   const quiet = () => async () => undefined;
   core = configure({ env: { GO_PVE_QEMU_JOURNAL_DIR: journalDir }, engineUnknown: ENGINE_UNKNOWN, log: quiet });
