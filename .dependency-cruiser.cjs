@@ -45,6 +45,16 @@ module.exports = {
       to: { path: `${L}/(${ROOMS.slice(i + 1).join("|") || "$^"})/` },
     })),
     {
+      name: "core-knows-no-pulumi",
+      severity: "error",
+      comment:
+        "The lifecycle, the client and the provider core know nothing of Pulumi: each way in hands the core " +
+        "what it needs of the engine. The one exception is recover/ (a tool, not a layer of the provider), " +
+        "which runs the Automation API.",
+      from: { path: "^provider/(lifecycle|client|core)/" },
+      to: { path: "^node_modules/@pulumi/" },
+    },
+    {
       name: "lower-layers-know-no-lifecycle",
       severity: "error",
       comment: "The client (HTTP, the stream reader) knows nothing of the lifecycle or of Pulumi.",

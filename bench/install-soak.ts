@@ -16,6 +16,7 @@ import { DEFAULT_TIMING, PartialError, create } from "../provider/lifecycle";
 import type { VmState } from "../provider/lifecycle";
 import { arg, simClock } from "./soak-support";
 import { startSimulator } from "../simulator";
+import { ProcessScope } from "../provider/lifecycle";
 
 /** The simulator's speed (--speed): at 1000 a 1.5 s stop is 1.5 ms; at 10 the reboot watch works at human scale. */
 const SPEED = arg("--speed", 1000);
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
         ...(i % 2 ? { vmid: 150 + (i >> 1) } : {}),
       } as never;
       const ctx = {
+        process: new ProcessScope(),
         reporter: { info: () => undefined, warn: () => undefined, debug: () => undefined },
         client: () => client,
         connectionDefaults: { endpoint: sim.url },

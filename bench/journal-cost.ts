@@ -18,6 +18,7 @@ import { startSimulator } from "../simulator";
 import { QUICK, aim, cpuMs, median, runMain, spread } from "./common";
 // The module object itself (not a namespace copy): what the journal calls through, so counting sees its calls.
 import fs = require("node:fs");
+import { ProcessScope } from "../provider/lifecycle";
 
 const N = numArg("--n", QUICK ? 20 : 100);
 const REPS = numArg("--reps", QUICK ? 1 : 5);
@@ -80,6 +81,7 @@ async function run(withJournal: boolean): Promise<Run> {
   const journal = withJournal ? { journal: fileJournal(path.join(dir, "installs")) } : {};
   const quiet = (): void => undefined;
   const ctx = (i: number): LifecycleContext => ({
+    process: new ProcessScope(),
     reporter: { info: quiet, warn: quiet, debug: quiet },
     client: () => client,
     connectionDefaults: { endpoint: sim.url },

@@ -21,6 +21,7 @@ import type { LifecycleContext, VmInputs, VmState } from "../provider/lifecycle"
 import { arg, simClock } from "./soak-support";
 import { startSimulator } from "../simulator";
 import type { FaultRule, SimulatorHandle } from "../simulator";
+import { ProcessScope } from "../provider/lifecycle";
 
 const SPEED = 1000;
 const SHAPES: Array<Pick<FaultRule, "kind" | "variant" | "lines">> = [
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
   });
   const client = new GoPveQemuClient({ endpoint: sim.url, streamIdleTimeoutMs: 3_000 });
   const ctx = (): LifecycleContext => ({
+    process: new ProcessScope(),
     reporter: { info: () => undefined, warn: () => undefined, debug: () => undefined },
     client: () => client,
     connectionDefaults: { endpoint: sim.url },

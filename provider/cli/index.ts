@@ -3,15 +3,17 @@
 // First the package's Node.js check, said in one line with exit code 1
 // instead of a stack trace; the commands load only once it passed, since
 // they load undici, which fails obscurely on an older Node.js.
-let supported = true;
-try {
-  require("../node-version");
-} catch (err) {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
-  supported = false;
+function nodeSupported(): boolean {
+  try {
+    require("../node-version");
+    return true;
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+    return false;
+  }
 }
-if (supported) {
+if (nodeSupported()) {
   const { main } = require("./main") as typeof import("./main");
   void main(process.argv.slice(2));
 }

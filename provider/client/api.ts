@@ -1,5 +1,6 @@
 // The client's surface: one method per endpoint of go-pve-qemu. The lifecycle
 // layer depends on this interface only; `GoPveQemuClient` implements it over undici.
+import type { ServerWritesRegistry } from "./list-cache";
 import type { WatchdogClock } from "./stream/liveness";
 import type { InstallRequest, VmList } from "./schemas";
 import type { InstallFacts, InstallSuccess, OperationEvent, OperationSuccess } from "./stream/types";
@@ -40,6 +41,12 @@ export interface ConnectionOptions {
    * every call makes its own request at once.
    */
   listShareMs?: number;
+  /**
+   * The process's record of writes per server, shared by all its clients: a
+   * write through any client of a server ends the shared list answers of
+   * every other. Default: this client's writes alone.
+   */
+  serverWrites?: ServerWritesRegistry;
 }
 
 export interface StreamOptions {

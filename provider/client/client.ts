@@ -14,7 +14,7 @@ import type {
 } from "./api";
 import { openConnection, type Connection } from "./pool";
 import { CancelledError, ResponseShapeError, type ErrorContext } from "./errors";
-import { ListCache, serverWrites, type ServerWrites } from "./list-cache";
+import { ListCache, ServerWrites } from "./list-cache";
 import { label, requestPlain, serverWords, type Method, type PlainAnswer } from "./http";
 import { runOperation, type OperationRequest } from "./operation";
 import { ListResponseSchema, OkTextSchema, PowerStatusSchema, type InstallRequest, type VmList } from "./schemas";
@@ -31,7 +31,7 @@ export class GoPveQemuClient implements GoPveQemuApi {
 
   constructor(options: ConnectionOptions) {
     this.conn = openConnection(options);
-    this.writes = serverWrites(`${this.conn.origin}${this.conn.apiBase}`);
+    this.writes = options.serverWrites?.of(`${this.conn.origin}${this.conn.apiBase}`) ?? new ServerWrites();
     const windowMs = options.listShareMs ?? 0;
     const cancelled = (signal: AbortSignal): Error => {
       const ctx = this.ctx("GET", "/vm/list");

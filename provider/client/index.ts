@@ -3,7 +3,7 @@
 // nothing of Pulumi.
 export { GoPveQemuClient } from "./client";
 export type { GoPveQemuApi } from "./api";
-export { shareWindowMs } from "./list-cache";
+export { ServerWritesRegistry, shareWindowMs } from "./list-cache";
 export {
   CancelledError,
   ConnectionError,

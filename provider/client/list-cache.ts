@@ -79,16 +79,22 @@ export class ServerWrites {
   }
 }
 
-const servers = new Map<string, ServerWrites>();
+/**
+ * The one ServerWrites of each server, by its API base URL (origin + path),
+ * for the clients of one process: its owner (the provider core) hands it to
+ * every client it makes. A client given none has a ServerWrites of its own.
+ */
+export class ServerWritesRegistry {
+  private readonly servers = new Map<string, ServerWrites>();
 
-/** The one ServerWrites of a server, by its API base URL (origin + path). */
-export function serverWrites(apiUrl: string): ServerWrites {
-  let w = servers.get(apiUrl);
-  if (!w) {
-    w = new ServerWrites();
-    servers.set(apiUrl, w);
+  of(apiUrl: string): ServerWrites {
+    let w = this.servers.get(apiUrl);
+    if (!w) {
+      w = new ServerWrites();
+      this.servers.set(apiUrl, w);
+    }
+    return w;
   }
-  return w;
 }
 
 interface Entry<T> {

@@ -3,7 +3,7 @@
 // (`the go-pve-qemu server at <url> cannot be reached (...)`), so a program
 // reads the same sentence whichever part met the server first.
 import { GoPveQemuClient } from "../client";
-import type { VmList } from "../client";
+import type { GoPveQemuApi, VmList } from "../client";
 import { listProblem } from "../lifecycle";
 import type { ResolvedConnection } from "../lifecycle";
 import { nodesOf } from "./nodes";
@@ -50,8 +50,25 @@ export async function listServer(conn: ResolvedConnection, timeoutMs: number): P
 /**
  * The cluster's nodes and VMs, from one list. `serverNode`: the node the
  * server calls its own, when this machine learned it (the list never says).
+ * `client`: one its owner keeps (the provider core's, shared with its
+ * operations); without one, a client of its own, closed after the list.
  */
-export async function readCluster(conn: ResolvedConnection, timeoutMs: number, serverNode?: string): Promise<Cluster> {
-  const list = await listServer(conn, timeoutMs);
+export async function readCluster(
+  conn: ResolvedConnection,
+  timeoutMs: number,
+  serverNode?: string,
+  client?: GoPveQemuApi,
+): Promise<Cluster> {
+  const list = client ? await listWith(client, conn, timeoutMs) : await listServer(conn, timeoutMs);
   return { endpoint: conn.endpoint, nodes: nodesOf(list.nodes, serverNode), vms: vmsOf(list.vms) };
+}
+
+async function listWith(client: GoPveQemuApi, conn: ResolvedConnection, timeoutMs: number): Promise<VmList> {
+  try {
+    return await client.list({ timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    throw new ClusterReadError(`the go-pve-qemu server at ${conn.endpoint} ${listProblem(err, timeoutMs)}`, {
+      cause: err,
+    });
+  }
 }

@@ -1,11 +1,13 @@
 // getNodes() and getVms(): the cluster as Pulumi outputs, read by the program
 // itself (not by a resource), so `pulumi preview` already shows their values
-// and a Vm's `node` can follow from them. Each connection is read once per
-// program run: every call sees the same snapshot, and a loop over VMs costs
+// and a Vm's `node` can follow from them. The reading is the provider core's
+// (the resource plugin's functions answer from the same code): one core per
+// program run, kept on the run's stack resource, so each connection is read
+// once per run, every call sees the same snapshot, and a loop over VMs costs
 // one request.
 //
-// The reading itself is loaded on the first call: a program that only
-// declares Vms must not pay for loading the HTTP client.
+// The core is loaded on the first call: a program that only declares Vms
+// must not pay for loading the HTTP client.
 import * as pulumi from "@pulumi/pulumi";
 import type { Cluster, NodeInfo, VmInfo } from "../cluster";
 import type { VmConnectionArgs } from "../resource";
@@ -48,38 +50,43 @@ function failure(message: string): pulumi.RunError {
   return err;
 }
 
-const snapshots = new Map<string, Promise<Cluster>>();
+/** Where a run's core is kept on its stack resource. */
+const CORE = Symbol.for("go-pve-qemu-pulumi.dataCore");
+
+type Core = import("../core").ProviderCore;
+
+/** This run's provider core, made on the first call: settings from the program's stack config. */
+async function runCore(): Promise<Core> {
+  const holder = (pulumi.runtime.getStackResource() ?? OUTSIDE_A_RUN) as { [CORE]?: Promise<Core> };
+  holder[CORE] ??= Promise.all([import("../core"), import("../engine")]).then(([core, engine]) => {
+    const made = core.configure({ env: process.env, engineUnknown: engine.ENGINE_UNKNOWN });
+    try {
+      made.configure((key) => pulumi.runtime.getConfig(key), new Map());
+    } catch {
+      // Kept by the core: every read fails with it.
+    }
+    return made;
+  });
+  return holder[CORE];
+}
+
+/**
+ * Outside a program run (a test's mocks without a stack) there is no stack
+ * resource to keep the core on: this object stands in for it.
+ */
+const OUTSIDE_A_RUN: object = {};
 
 /** The cluster at this connection, read once per program run; undefined while offline at preview. */
 async function clusterOnce(caller: string, own: Connection | undefined): Promise<Cluster | undefined> {
-  const [{ readCluster }, { defaultJournalDir, fileServerNodes, resolveConnection }, { readSettings }] =
-    await Promise.all([import("../cluster"), import("../lifecycle"), import("../settings")]);
-  let settings, conn;
+  const core = await runCore();
   try {
-    settings = readSettings((key) => pulumi.runtime.getConfig(key), process.env);
-    conn = resolveConnection(own, settings.connection);
+    return await core.clusters.read(own, pulumi.runtime.isDryRun());
   } catch (err) {
+    const { message, unreachable } = err as { message: string; unreachable?: boolean };
     // A bad goPveQemu:* value, or no endpoint anywhere.
-    throw failure(`${caller}: ${(err as Error).message}`);
-  }
-  // Previews in CI without the server (goPveQemu:offline): the values are not known until `up`.
-  if (settings.serverChecks.offline && pulumi.runtime.isDryRun()) return undefined;
-  const key = JSON.stringify([conn.endpoint, conn.token ?? "", conn.headers ?? {}, conn.caCert ?? ""]);
-  let snapshot = snapshots.get(key);
-  if (snapshot === undefined) {
-    // What an install on this machine showed of the server's own node (the provider writes it beside its journal).
-    const known = fileServerNodes(defaultJournalDir(process.env))
-      .get(conn.endpoint)
-      .catch(() => undefined);
-    const { timeoutMs } = settings.serverChecks;
-    snapshot = known.then((serverNode) => readCluster(conn, timeoutMs, serverNode));
-    snapshots.set(key, snapshot);
-  }
-  try {
-    return await snapshot;
-  } catch (err) {
+    if (!unreachable) throw failure(`${caller}: ${message}`);
     throw failure(
-      `${caller}: ${(err as Error).message}. For previews without the server, set ` +
+      `${caller}: ${message}. For previews without the server, set ` +
         "`pulumi config set goPveQemu:offline true` (or GO_PVE_QEMU_OFFLINE=true): its values are then not known until `pulumi up`",
     );
   }

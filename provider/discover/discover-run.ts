@@ -5,7 +5,7 @@
 import { GoPveQemuClient } from "../client";
 import type { VmEntry } from "../client";
 import { listServer } from "../cluster";
-import { endpointKey } from "../lifecycle";
+import { ProcessScope, endpointKey } from "../lifecycle";
 import type { LifecycleContext, ResolvedConnection } from "../lifecycle";
 import { describeVm } from "./describe";
 import type { Description } from "./describe";
@@ -104,7 +104,13 @@ function heldReason(h: HeldVm): string {
 /** Lifecycle context for read: the one connection, a silent reporter (discover reports for itself). */
 function contextOf(conn: ResolvedConnection, client: ReturnType<typeof readOnlyClient>): LifecycleContext {
   const quiet = (): void => undefined;
-  return { reporter: { info: quiet, warn: quiet, debug: quiet }, client: () => client, connectionDefaults: conn };
+  return {
+    reporter: { info: quiet, warn: quiet, debug: quiet },
+    // discover's reads are its own: no other operation of this process to coordinate with.
+    process: new ProcessScope(),
+    client: () => client,
+    connectionDefaults: conn,
+  };
 }
 
 function assemble(endpoint: string, listed: number, described: Description[], sorted: Sorted): Discovery {

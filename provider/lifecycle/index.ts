@@ -12,7 +12,7 @@ export { create } from "./create";
 export { foreseeSettle, read } from "./read";
 export { update } from "./update";
 export { remove } from "./delete";
-export { DEFAULT_TIMING } from "./core";
+export { DEFAULT_TIMING, ProcessScope } from "./core";
 export type { LifecycleContext, Reporter, Timing } from "./core";
 export {
   LifecycleError,

@@ -2,7 +2,7 @@
 // allowed, at preview, before any resource is checked. A value is judged by
 // the same reading the provider runs with (readSettings), a key by the
 // provider's inputs in the package schema.
-import type { Bag } from "../calls";
+import type { Bag } from "../core";
 import { ProviderInputsSchema, readSettings } from "../settings";
 import { PACKAGE } from "./provider-config";
 import { unwrapSecrets } from "./wire-bags";

@@ -2,24 +2,17 @@
 // Configure without reading its request, and CheckConfig and DiffConfig as
 // unimplemented, so neither `pulumi config set gopveqemu:*` nor an explicit
 // provider's arguments would reach the provider. Those three calls are
-// answered here instead; every other call stays the SDK's. The SDK's server
-// object is given to grpc-js's `addService`, which is where the three are
-// put in front of it: the SDK's own grpc-js copy is the one patched, found
-// from the SDK's folder.
-import * as path from "node:path";
-import type * as grpcType from "@grpc/grpc-js";
+// answered here instead; every other call stays the SDK's. How they reach
+// the SDK's server object is grpc-add-service-patch.ts.
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
-import type { Bag } from "../calls";
+import type { Bag, ProviderCore } from "../core";
 import { checkConfig, configure, diffConfig } from "./provider-config";
 import { configProblems } from "./config-check";
+import { fromSdk } from "./grpc-add-service-patch";
 
 type Callback = (err: unknown, value?: unknown) => void;
 type Call<R> = { request: R };
 type Impl = Record<string, unknown> & { configure: (call: never, cb: Callback) => void };
-
-/** The SDK's own copies: a message of another copy is not one the SDK's server can send. */
-const sdk = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
-const fromSdk = <T>(id: string): T => require(require.resolve(id, { paths: [sdk] })) as T;
 /** google-protobuf's Struct, as much of it as is used here. */
 interface StructType {
   toJavaScript(): unknown;
@@ -33,7 +26,8 @@ function bagOf(s: StructType | undefined): Bag {
 }
 
 /** The three config calls, over the SDK's server object (the others reach it through the prototype). */
-function withConfig(impl: Impl): Impl {
+export function withConfigCalls(core: ProviderCore, sdkImpl: object): object {
+  const impl = sdkImpl as Impl;
   const own = Object.create(impl) as Impl;
   own.checkConfig = (call: Call<provproto.CheckRequest>, cb: Callback) => {
     try {
@@ -70,9 +64,9 @@ function withConfig(impl: Impl): Impl {
   };
   own.configure = (call: Call<provproto.ConfigureRequest>, cb: Callback) => {
     try {
-      configure(argsOf(call.request));
+      configure(core, argsOf(call.request));
     } catch {
-      // Kept by the settings: every call of this provider fails with it, as on the dynamic door.
+      // Kept by the core: every call of this provider fails with it, as on the dynamic provider.
     }
     impl.configure.call(own, call as never, cb);
   };
@@ -88,15 +82,4 @@ function argsOf(req: provproto.ConfigureRequest): Bag {
     out[k.slice(k.lastIndexOf(":") + 1)] = v;
   });
   return out;
-}
-
-/** Puts the three calls in front of the SDK's plugin server; call before `main`. */
-export function answerConfigCalls(): void {
-  const grpc = fromSdk<typeof grpcType>("@grpc/grpc-js");
-  const addService = grpc.Server.prototype.addService;
-  grpc.Server.prototype.addService = function (service, implementation) {
-    const impl = implementation as unknown as Impl;
-    const isProvider = "checkConfig" in service && "configure" in service;
-    return addService.call(this, service, (isProvider ? withConfig(impl) : impl) as never);
-  };
 }

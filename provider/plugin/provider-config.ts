@@ -10,7 +10,7 @@
 // provider's inputs in state before any resource of it is created, so the
 // identity survives a killed deployment, and two backends with the same
 // project and stack names still get two identities.
-import { applySettings, newIdentity, type Bag } from "../calls";
+import { newIdentity, type Bag, type ProviderCore } from "../core";
 import { secret, unwrapSecrets } from "./wire-bags";
 
 /** The package's name: its config namespace, type tokens and plugin name. */
@@ -33,21 +33,14 @@ export function diffConfig(olds: Bag, news: Bag): string[] {
   return [...keys].filter((k) => JSON.stringify(o[k]) !== JSON.stringify(n[k])).sort();
 }
 
-let identity: string | undefined;
-
 /** Configure: the settings every call of this process runs with, and the identity new Vms are made under. */
-export function configure(args: Bag): void {
+export function configure(core: ProviderCore, args: Bag): void {
   const plain = unwrapSecrets(args) as Bag;
-  identity = identityIn(plain);
-  // No lookup of config keys by value: the dynamic door needs one to refuse a
+  core.providerIdentity = identityIn(plain);
+  // No lookup of config keys by value: the dynamic provider needs one to refuse a
   // withheld password taken from stack config (its provider keeps the whole
   // stack config in state); this provider's inputs hold its own keys only.
-  applySettings((key) => textOf(plain[key.slice(PACKAGE.length + 1)]), new Map(), PACKAGE);
-}
-
-/** The identity this provider was configured with (undefined before Configure, or at a preview that cannot know it). */
-export function providerIdentity(): string | undefined {
-  return identity;
+  core.configure((key) => textOf(plain[key.slice(PACKAGE.length + 1)]), new Map(), PACKAGE);
 }
 
 function identityIn(bag: Bag | undefined): string | undefined {

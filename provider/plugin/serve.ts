@@ -1,15 +1,17 @@
 // The resource plugin: the Vm and the functions served over Pulumi's
 // provider protocol by the Node.js SDK's plugin server, for programs in every
-// Pulumi language. Thin like the dynamic door: the calls are the shared ones.
+// Pulumi language. Thin like the dynamic provider: the calls are the core's.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { main, type Provider } from "@pulumi/pulumi/provider";
-import { claimProcessCancel } from "../calls";
+import * as core from "../core";
+import { ENGINE_UNKNOWN, engineLogTransport } from "../engine";
 import { packageSchema } from "../package-schema";
-import { answerConfigCalls } from "./config-rpc";
+import { withConfigCalls } from "./config-rpc";
+import { patchAddService } from "./grpc-add-service-patch";
 import { invoke } from "./functions";
 import { PACKAGE } from "./provider-config";
-import { vmMethods } from "./vm-provider";
+import { vmMethods as vmProviderMethods } from "./vm-provider";
 
 const VM_TYPE = `${PACKAGE}:index:Vm`;
 
@@ -35,10 +37,28 @@ function forVm<A extends unknown[], R>(f: (...args: A) => Promise<R>, urnAt: num
   };
 }
 
+/** The process's own: its cancel watch and its provider core, then the plugin server. */
 export async function serve(args: string[]): Promise<void> {
+  const watch = core.pluginCancelWatch();
+  // This process's provider core: the one object that holds the provider's state.
+  const processCore = core.configure({
+    env: process.env,
+    engineUnknown: ENGINE_UNKNOWN,
+    log: () => engineLogTransport(process.argv),
+    cancel: watch,
+  });
+  await startPlugin(processCore, args, watch);
+}
+
+/**
+ * The plugin server over a provider core: its port is printed on stdout, as
+ * the engine expects. `watch`: the engine's Cancel fires it (none in tests).
+ * @internal exported for the contract test of the grpc-js patch
+ */
+export async function startPlugin(processCore: core.ProviderCore, args: string[], watch?: core.CancelWatch) {
   const root = packageRoot();
   const version = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
-  const watch = claimProcessCancel();
+  const vmMethods = vmProviderMethods(processCore);
   const provider: Provider = {
     version,
     // The schema made from the zod schemas, as schema/schema.json holds it (lint keeps the two equal).
@@ -49,10 +69,12 @@ export async function serve(args: string[]): Promise<void> {
     read: forVm(vmMethods.read, 1),
     update: forVm(vmMethods.update, 1),
     delete: forVm(vmMethods.delete, 1),
-    invoke,
+    invoke: (token, inputs) => invoke(processCore, token, inputs),
     // The engine's Cancel (one Ctrl-C): installs in flight stop waiting and answer with what exists.
-    cancel: async () => watch.cancel("the deployment was cancelled (Ctrl-C, or the engine's Cancel)"),
+    cancel: async () => watch?.cancel("the deployment was cancelled (Ctrl-C, or the engine's Cancel)"),
   };
-  answerConfigCalls();
+  // The SDK's server answers Configure, CheckConfig and DiffConfig itself, wrongly: the provider object
+  // handed to grpc-js gets this provider's own three in front (grpc-add-service-patch.ts says how and why).
+  patchAddService((impl) => withConfigCalls(processCore, impl));
   await main(provider, args);
 }

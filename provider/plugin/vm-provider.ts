@@ -1,61 +1,52 @@
-// The Vm's methods on the plugin door: each takes the plugin's wire values
-// to the bags of the shared engine calls (the same functions the dynamic
-// door runs) and their answers back. A partially created or updated VM
-// keeps its shape: the shared calls throw an error with `id` and
-// `properties`, which the plugin server turns into the engine's
-// ErrorResourceInitFailed, as the dynamic host does; its properties are put
-// on the wire here.
-import * as calls from "../calls";
-import type { Bag } from "../calls";
-import { providerIdentity } from "./provider-config";
-import { fromCalls, toCalls } from "./wire-bags";
+// The Vm's methods on the resource plugin: each takes the plugin's wire
+// values to the core's plain bags and the core's answers back to the wire.
+// A partially created or updated VM is the core's PartialFailure, which the
+// plugin server turns into the engine's ErrorResourceInitFailed, as the
+// dynamic provider host does; its properties are put on the wire here.
+import * as core from "../core";
+import type { Bag } from "../core";
+import { IDENTITY_KEY } from "../engine";
+import { fromCore, toCore } from "./wire-bags";
 
-/** The identity a Vm's inputs carry: the one it was made with (kept in its inputs), else the provider's. */
-function identityOf(olds: Bag | undefined): string | undefined {
-  const kept = toCalls(olds, "").__stackIdentity;
-  return typeof kept === "string" && kept !== "" ? kept : providerIdentity();
+/** The plugin's Vm methods over one provider core. */
+export function vmMethods(c: core.ProviderCore) {
+  /** The identity a Vm's inputs carry: the one it was made with (kept in its inputs), else the provider's. */
+  const identityOf = (bag: Bag | undefined): string | undefined => toCore(bag).identity ?? c.providerIdentity;
+  /** A partial failure's properties on the plugin's wire, secrets marked. */
+  const onWire = <T>(work: Promise<T>, request: Bag): Promise<T> =>
+    core.onWire(work, (properties) => fromCore(properties, request, "outputs"));
+  return {
+    async check(urn: string, olds: Bag, news: Bag) {
+      const n = toCore(news);
+      const identity = n.identity ?? identityOf(olds);
+      const result = await core.check(c, urn, toCore(olds).props, n.props, identity);
+      // The identity stays among the Vm's inputs: the one it was made with, for its whole life.
+      const inputs = identity === undefined ? result.inputs : { ...result.inputs, [IDENTITY_KEY]: identity };
+      return { inputs: fromCore(inputs, news, "inputs"), failures: result.failures };
+    },
+    async diff(id: string, urn: string, olds: Bag, news: Bag) {
+      return core.diff(c, id, urn, toCore(olds).props, toCore(news).props);
+    },
+    async create(urn: string, inputs: Bag) {
+      const { id, state } = await onWire(core.create(c, urn, toCore(inputs).props, identityOf(inputs)), inputs);
+      return { id, outs: fromCore(state, inputs, "outputs") };
+    },
+    async read(id: string, urn: string, props?: Bag) {
+      const found = await core.read(c, id, urn, toCore(props).props);
+      // An empty id tells the engine the VM is gone.
+      if (!found) return { id: "", props: {} };
+      return {
+        id: found.id,
+        props: fromCore(found.state, props, "outputs"),
+        ...(found.inputs ? { inputs: fromCore(found.inputs, props, "inputs") } : {}),
+      };
+    },
+    async update(id: string, urn: string, olds: Bag, news: Bag) {
+      const outs = await onWire(core.update(c, id, urn, toCore(olds).props, toCore(news).props), news);
+      return { outs: fromCore(outs, news, "outputs") };
+    },
+    async delete(id: string, urn: string, props: Bag) {
+      await core.remove(c, id, urn, toCore(props).props);
+    },
+  };
 }
-
-/** Runs a shared call, putting a partial failure's properties on the wire. */
-async function onWire<T>(work: Promise<T>, request: Bag): Promise<T> {
-  try {
-    return await work;
-  } catch (err) {
-    const partial = err as { id?: unknown; properties?: Bag };
-    if (partial && typeof partial.id === "string" && partial.properties) {
-      partial.properties = fromCalls(partial.properties, request, "outputs");
-    }
-    throw err;
-  }
-}
-
-export const vmMethods = {
-  async check(urn: string, olds: Bag, news: Bag) {
-    const result = await calls.check(toCalls(olds, urn), toCalls(news, urn, identityOf(olds)));
-    return { inputs: fromCalls(result.inputs as Bag, news, "inputs"), failures: result.failures ?? [] };
-  },
-  async diff(id: string, urn: string, olds: Bag, news: Bag) {
-    return calls.diff(id, toCalls(olds, urn), toCalls(news, urn));
-  },
-  async create(urn: string, inputs: Bag) {
-    const { id, outs } = await onWire(calls.create(toCalls(inputs, urn, identityOf(inputs))), inputs);
-    return { id, outs: fromCalls(outs as Bag, inputs, "outputs") };
-  },
-  async read(id: string, urn: string, props?: Bag) {
-    const result = await calls.read(id, toCalls(props, urn));
-    // An empty id tells the engine the VM is gone.
-    if (!result.id) return { id: "", props: {} };
-    return {
-      id: result.id,
-      props: fromCalls(result.props as Bag, props, "outputs"),
-      ...(result.inputs ? { inputs: fromCalls(result.inputs as Bag, props, "inputs") } : {}),
-    };
-  },
-  async update(id: string, urn: string, olds: Bag, news: Bag) {
-    const { outs } = await onWire(calls.update(id, toCalls(olds, urn), toCalls(news, urn)), news);
-    return { outs: fromCalls(outs as Bag, news, "outputs") };
-  },
-  async delete(id: string, urn: string, props: Bag) {
-    await calls.remove(id, toCalls(props, urn));
-  },
-};

@@ -6,7 +6,7 @@
 import { z } from "zod";
 
 /** A Vm through either door: the dynamic provider's, the resource plugin's. */
-const VM_TYPES = new Set(["pulumi-nodejs:dynamic/goPveQemu:Vm", "gopveqemu:index:Vm"]);
+const VM_TYPES: ReadonlySet<string> = new Set(["pulumi-nodejs:dynamic/goPveQemu:Vm", "gopveqemu:index:Vm"]);
 
 /** A secret in an export with its secrets shown: `{ <signature>: ..., plaintext: "<JSON>" }`. */
 const Shown = z.union([

@@ -3,7 +3,7 @@
 // it asks no server and needs none of a Vm's settings, clients or lifecycle,
 // so it gets methods of its own in the same provider process.
 import type * as pulumi from "@pulumi/pulumi";
-import { newIdentity } from "../calls";
+import { newIdentity } from "../core";
 
 type Bag = Record<string, unknown>;
 

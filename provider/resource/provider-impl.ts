@@ -1,19 +1,30 @@
 // The dynamic provider's implementation, at the module path the serialized
 // provider in every stack's state loads at run time: through the package's
 // "./provider-impl" export, else by the absolute path recorded in state.
-// Texts written by earlier releases call its exports by name (attach;
-// configure, check, diff, create, read, update, remove), so this path and
-// those names stay as they are while the work lives in the modules it
-// imports. It also fixes what loads first, before anything heavy.
+// It makes this process's provider core, the one object that holds the
+// provider's state, when Pulumi's dynamic provider host first loads it; the
+// serialized text calls `attach`. Texts written by earlier releases call
+// other exports by name (earlier-releases.ts), so this path and those names
+// stay. It also fixes what loads first, before anything heavy.
 // First: the Node.js version is checked before undici loads (it fails obscurely on 20).
 import "../node-version";
 // Then Node's compile cache, before the heavy modules below load.
 import "../compile-cache";
 import type * as pulumi from "@pulumi/pulumi";
-import { check, configure, create, diff, read, remove, update } from "../calls";
+import { configureDynamic, dynamicVmMethods } from "../calls";
+import * as core from "../core";
+import { ENGINE_UNKNOWN, engineLogTransport } from "../engine";
+import { earlierReleaseExports } from "./earlier-releases";
 import { identityMethods } from "./identity-impl";
 
-export { check, configure, create, diff, read, remove, update };
+/** This process's provider core (the host loads this module once per process). */
+const processCore = core.configure({
+  env: process.env,
+  engineUnknown: ENGINE_UNKNOWN,
+  log: () => engineLogTransport(process.argv),
+  cancel: core.dynamicHostCancelWatch(),
+});
+const vm = dynamicVmMethods(processCore);
 
 /**
  * What the serialized provider's text calls once the implementation is
@@ -27,6 +38,8 @@ export async function attach(
 ): Promise<void> {
   // The StackIdentity resource's text is the same function with a name beside it.
   if ((provider as { resource?: unknown }).resource === "StackIdentity") Object.assign(provider, identityMethods);
-  else Object.assign(provider, { check, diff, create, read, update, delete: remove });
-  return configure(req);
+  else Object.assign(provider, vm);
+  configureDynamic(processCore, req);
 }
+
+export const { configure, check, diff, create, read, update, remove } = earlierReleaseExports(processCore, vm);

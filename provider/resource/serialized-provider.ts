@@ -25,8 +25,8 @@
 // check, diff, create, read, update, remove), and cc006c1's one `configure`
 // that puts check..remove on the provider itself and then calls the
 // implementation's `configure`. The implementation keeps all those exports at
-// the same module path, so each old text loads this release's implementation
-// too.
+// the same module path (they live in earlier-releases.ts, apart from this
+// loader), so each old text loads this release's implementation too.
 import type * as pulumi from "@pulumi/pulumi";
 
 const IMPL_PACKAGE = "go-pve-qemu-pulumi/provider-impl";

@@ -28,17 +28,18 @@ class StackIdentity extends pulumi.dynamic.Resource {
   }
 }
 
-/** One per run of the program (per stack: the Automation API may run several in one process). */
-const perRun = new WeakMap<object, pulumi.Output<string>>();
-const withoutStack = {};
+/** Where a run's identity is kept on its stack resource: one per run (the Automation API may run several in one process). */
+const IDENTITY = Symbol.for("go-pve-qemu-pulumi.stackIdentity");
+
+/**
+ * Outside a program run (a test's mocks without a stack) there is no stack
+ * resource to keep the identity on: this object stands in for it.
+ */
+const OUTSIDE_A_RUN: object = {};
 
 /** The stack's identity, declaring its resource the first time it is asked for in this run. */
 export function stackIdentity(): pulumi.Output<string> {
-  const key = pulumi.runtime.getStackResource() ?? withoutStack;
-  let identity = perRun.get(key);
-  if (identity === undefined) {
-    identity = new StackIdentity().identity;
-    perRun.set(key, identity);
-  }
-  return identity;
+  const holder = (pulumi.runtime.getStackResource() ?? OUTSIDE_A_RUN) as { [IDENTITY]?: pulumi.Output<string> };
+  holder[IDENTITY] ??= new StackIdentity().identity;
+  return holder[IDENTITY];
 }

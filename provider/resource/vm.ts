@@ -2,6 +2,7 @@
 // marks secrets, and hands everything to the serialized provider; all
 // behaviour lives in the lifecycle functions.
 import * as pulumi from "@pulumi/pulumi";
+import { IDENTITY_KEY, SECRET_OUTPUTS, URN_KEY, carriesCredentials } from "../engine";
 import type { ConnectionInput, DeclaredInputs } from "../lifecycle";
 import { vmProvider } from "./serialized-provider";
 import { stackIdentity } from "./stack-identity";
@@ -94,16 +95,16 @@ function propsOf(name: string, args: VmArgs, opts: pulumi.CustomResourceOptions 
     diskGb: args.diskGb,
     running: args.running,
     // The provider logs under this resource's URN (and marks the VM's name for it).
-    __urn: urnOf(name, TYPE_TOKEN, opts?.parent),
+    [URN_KEY]: urnOf(name, TYPE_TOKEN, opts?.parent),
     // The key of that mark and of this machine's install journal: evidence of whose VM it is.
-    __stackIdentity: stackIdentity(),
+    [IDENTITY_KEY]: stackIdentity(),
   };
 }
 
 function optionsOf(opts: pulumi.CustomResourceOptions | undefined): pulumi.CustomResourceOptions {
   return {
     ...opts,
-    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "password", "passwordHash", "connection"],
+    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...SECRET_OUTPUTS],
   };
 }
 
@@ -121,7 +122,5 @@ function urnOf(name: string, type: string, parent: pulumi.Resource | undefined):
 
 /** A connection that carries credentials (token or headers) is a secret as a whole. */
 function markCredentialsSecret(connection: pulumi.Input<VmConnectionArgs>): pulumi.Output<unknown> {
-  return pulumi
-    .output(connection)
-    .apply((c) => (c.token !== undefined || c.headers !== undefined ? pulumi.secret(c) : c));
+  return pulumi.output(connection).apply((c) => (carriesCredentials(c) ? pulumi.secret(c) : c));
 }

@@ -3,18 +3,20 @@
 // a write (even a refused one) and an install in between make the next list
 // a new request that shows what the write did, and clients without a window
 // share nothing.
-import { GoPveQemuClient } from "../../provider/client";
+import { GoPveQemuClient, ServerWritesRegistry } from "../../provider/client";
 import { CancelledError } from "../../provider/client/errors";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
 
 let sim: SimulatorHandle;
 const clients: GoPveQemuClient[] = [];
+/** One process's record of writes, as the provider core hands it to every client it makes. */
+let writes: ServerWritesRegistry;
 
 /** A window far longer than any test: only writes and `fresh` end a shared answer here. */
 const LONG = 600_000;
 
 function client(listShareMs?: number, headers?: Record<string, string>): GoPveQemuClient {
-  const c = new GoPveQemuClient({ endpoint: sim.url, listShareMs, headers });
+  const c = new GoPveQemuClient({ endpoint: sim.url, listShareMs, headers, serverWrites: writes });
   clients.push(c);
   return c;
 }
@@ -22,6 +24,7 @@ function client(listShareMs?: number, headers?: Record<string, string>): GoPveQe
 const lists = (): number => sim.stats().requests.list ?? 0;
 
 beforeEach(async () => {
+  writes = new ServerWritesRegistry();
   sim = await startSimulator({ speed: 1000, sshKey: true, imageCache: ["ubuntu/24.04"] });
 });
 afterEach(async () => {

@@ -2,7 +2,7 @@
 // that answer when the test says so: sharing in flight and within the
 // window, never across a write (started, finished or failed), fresh reads,
 // signals (each caller's ends only its own read), failures, and polling loops that always see a newer list.
-import { ListCache, ServerWrites, serverWrites, shareWindowMs } from "../../provider/client/list-cache";
+import { ListCache, ServerWrites, ServerWritesRegistry, shareWindowMs } from "../../provider/client/list-cache";
 
 /** A request the test answers (or fails) by hand; `made` counts requests. */
 function requests() {
@@ -169,7 +169,10 @@ describe("writes", () => {
   });
 
   it("a write through any client of a server is seen by the cache of every client of that server", () => {
-    const url = `http://127.0.0.1:1/test-${Math.random()}/api`;
+    const url = `http://127.0.0.1:1/test/api`;
+    const registry = new ServerWritesRegistry();
+    const serverWrites = (u: string): ServerWrites => registry.of(u);
+    expect(new ServerWritesRegistry().of(url)).not.toBe(serverWrites(url));
     expect(serverWrites(url)).toBe(serverWrites(url));
     expect(serverWrites(url)).not.toBe(serverWrites(`${url}/other`));
     let t = 0;

@@ -11,6 +11,7 @@ import type { FailureShape } from "../../provider/client/stream/types";
 import type { VmEntry } from "../../provider/client/schemas";
 import { PartialError, create } from "../../provider/lifecycle";
 import { VirtualClock } from "./clock";
+import { ProcessScope } from "../../provider/lifecycle";
 
 const WEB: VmEntry = listEntry({ vmid: 150, name: "web-150" });
 
@@ -42,6 +43,7 @@ function stub(
 
 function ctxOf(client: GoPveQemuApi, clock: VirtualClock, lines: string[]) {
   return {
+    process: new ProcessScope(),
     reporter: {
       info: (m: string) => lines.push(m),
       warn: (m: string) => lines.push(`warn ${m}`),

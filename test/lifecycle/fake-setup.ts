@@ -4,6 +4,7 @@
 import type { LifecycleContext, Timing } from "../../provider/lifecycle";
 import { VirtualClock } from "./clock";
 import { FakeServer } from "./fake-server";
+import { ProcessScope } from "../../provider/lifecycle";
 
 export interface Setup {
   clock: VirtualClock;
@@ -19,6 +20,7 @@ export function setup(timing: Partial<Timing> = {}, signal?: AbortSignal): Setup
   const lines: string[] = [];
   const client = server.client();
   const ctx: LifecycleContext = {
+    process: new ProcessScope(),
     reporter: {
       info: (m) => lines.push(`info ${m}`),
       warn: (m) => lines.push(`warn ${m}`),

@@ -6,7 +6,7 @@
 import { DEFAULT_TIMING, create } from "../../provider/lifecycle";
 import type { LifecycleContext } from "../../provider/lifecycle";
 import { CODES } from "../../provider/lifecycle/model/lifecycle-error";
-import { holdName } from "../../provider/lifecycle/install/name-holds";
+import { NameHolds } from "../../provider/lifecycle/core/name-holds";
 import { SPEED, messages, startHarness } from "./harness";
 import type { Harness } from "./harness";
 import { simClock } from "./sim-clock";
@@ -97,6 +97,8 @@ test("nothing appears within the bound: the failure says a VM of the name may st
 
 describe("holdName: installs of one name on one endpoint in this process", () => {
   test("each of two overlapping holds is contested, whichever began first; other names and endpoints are not", () => {
+    const holds = new NameHolds();
+    const holdName = (key: string, name: string | undefined) => holds.hold(key, name);
     const first = holdName("e1", "web");
     const elsewhere = holdName("e2", "web");
     const other = holdName("e1", "db");
@@ -113,6 +115,10 @@ describe("holdName: installs of one name on one endpoint in this process", () =>
     expect(after.contested()).toBe(false);
     after.release();
     expect(holdName("e1", undefined).contested()).toBe(false);
+    // Another process's holds know nothing of these.
+    const held = holdName("e1", "web");
+    expect(new NameHolds().hold("e1", "web").contested()).toBe(false);
+    held.release();
   });
 });
 

@@ -5,6 +5,7 @@ import type { GoPveQemuApi } from "../../provider/client/api";
 import type { LifecycleContext, ResolvedConnection, Timing, VmInputs, VmState } from "../../provider/lifecycle";
 import { startSimulator } from "../../simulator";
 import type { SimulatorHandle, SimulatorOptions } from "../../simulator";
+import { ProcessScope } from "../../provider/lifecycle";
 
 export type Level = "info" | "warn" | "debug";
 export interface Line {
@@ -51,6 +52,8 @@ export async function startHarness(options: SimulatorOptions = {}, timing: Parti
   const clients: GoPveQemuClient[] = [];
   const cache = new Map<string, GoPveQemuClient>();
   const lines: Line[] = [];
+  // One provider process: every operation of this harness coordinates through the same scope.
+  const scope = new ProcessScope();
   const clientFor = (conn: ResolvedConnection): GoPveQemuApi => {
     const key = JSON.stringify(conn);
     let c = cache.get(key);
@@ -83,6 +86,7 @@ export async function startHarness(options: SimulatorOptions = {}, timing: Parti
       return {
         lines: own,
         reporter: { info: push("info"), warn: push("warn"), debug: push("debug") },
+        process: scope,
         client: clientFor,
         connectionDefaults: { endpoint: sim.url },
         timing: { ...FAST, ...timing },

@@ -3,10 +3,12 @@
 import type { LifecycleContext } from "../../provider/lifecycle";
 import { poll, waitFor } from "../../provider/lifecycle/core/poll";
 import { VirtualClock } from "./clock";
+import { ProcessScope } from "../../provider/lifecycle";
 
 function ctxOf(clock: VirtualClock, signal?: AbortSignal): LifecycleContext {
   const nothing = (): void => undefined;
   return {
+    process: new ProcessScope(),
     reporter: { info: nothing, warn: nothing, debug: nothing },
     client: () => {
       throw new Error("no client in this test");

@@ -5,6 +5,7 @@ import type { LifecycleContext, VmState } from "../../provider/lifecycle";
 import type { GoPveQemuApi } from "../../provider/client/api";
 import type { VmEntry } from "../../provider/client/schemas";
 import { inputs, listEntry, stateOf } from "./fixtures";
+import { ProcessScope } from "../../provider/lifecycle";
 
 function stub(entries: VmEntry[], status = "running"): LifecycleContext & { lines: string[] } {
   const lines: string[] = [];
@@ -14,6 +15,7 @@ function stub(entries: VmEntry[], status = "running"): LifecycleContext & { line
   } as unknown as GoPveQemuApi;
   return {
     lines,
+    process: new ProcessScope(),
     reporter: { info: (m) => lines.push(m), warn: (m) => lines.push(`WARN ${m}`), debug: () => undefined },
     client: () => client,
   };

@@ -5,6 +5,7 @@ import type { LostInstall } from "../../provider/lifecycle/model/lost-install";
 import { VirtualClock } from "./clock";
 import { FakeServer } from "./fake-server";
 import { inputs, stateOf } from "./fixtures";
+import { ProcessScope } from "../../provider/lifecycle";
 
 export function setup(): { clock: VirtualClock; server: FakeServer; ctx: LifecycleContext; lines: string[] } {
   const clock = new VirtualClock();
@@ -16,6 +17,7 @@ export function setup(): { clock: VirtualClock; server: FakeServer; ctx: Lifecyc
     server,
     lines,
     ctx: {
+      process: new ProcessScope(),
       reporter: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), debug: () => undefined },
       client: () => client,
       clock,

@@ -14,6 +14,7 @@ import { redactor } from "../../provider/lifecycle/core/redact";
 import { loadRecording, replay } from "../client/helpers/replay";
 import type { ReplayServer } from "../client/helpers/replay";
 import { listEntry } from "./fixtures";
+import { ProcessScope } from "../../provider/lifecycle";
 
 /** VM 150, the VMID of the recordings. */
 const entry = (patch: Partial<VmEntry> = {}): VmEntry => listEntry({ vmid: 150, name: "web-150", ...patch });
@@ -38,6 +39,7 @@ function ctxOf(client: GoPveQemuApi): LifecycleContext & { lines: string[] } {
   const lines: string[] = [];
   return {
     lines,
+    process: new ProcessScope(),
     reporter: { info: (m) => lines.push(m), warn: (m) => lines.push(`WARN ${m}`), debug: () => undefined },
     client: () => client,
     timing: { pollIntervalMs: 10 },

@@ -1,4 +1,12 @@
-import { acquireInstallSlot, vmidsInFlight } from "../../provider/lifecycle/install/vmid-lock";
+import { InstallGates } from "../../provider/lifecycle/core/install-gates";
+
+/** One process's gates, as the provider core holds them: a fresh one per test. */
+let gates = new InstallGates();
+beforeEach(() => {
+  gates = new InstallGates();
+});
+const acquireInstallSlot: InstallGates["acquire"] = (...args) => gates.acquire(...args);
+const vmidsInFlight = (k: string): Set<number> => gates.inFlight(k);
 
 let n = 0;
 const key = () => `test://gate-${++n}`;
@@ -123,4 +131,14 @@ describe("vmid gate", () => {
     // Had the cancelled waiter stayed queued, the slot would have gone to it, and to nobody after it.
     expect(await slotFree(k)).toBe(true);
   });
+});
+
+test("two processes' gates are apart: a slot held in one does not hold the other", async () => {
+  const k = key();
+  const held = await acquireInstallSlot(k, undefined);
+  const other = new InstallGates();
+  const elsewhere = await other.acquire(k, undefined);
+  expect(other.inFlight(k)).toEqual(new Set());
+  elsewhere.finish();
+  held.finish();
 });

@@ -2,8 +2,14 @@
 // and kept from the old inputs, never a diff; bad settings named at preview.
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { configProblems } from "../../provider/plugin/config-check";
-import { checkConfig, configure, diffConfig, providerIdentity } from "../../provider/plugin/provider-config";
-import { configured } from "../../provider/calls";
+import { checkConfig, configure as configureWith, diffConfig } from "../../provider/plugin/provider-config";
+import { configure as makeCore } from "../../provider/core";
+
+/** One provider process's core, as the plugin's serve makes it. */
+const core = makeCore({ env: process.env, engineUnknown: "unknown" });
+const configure = (args: Record<string, unknown>) => configureWith(core, args);
+const configured = () => core.settings();
+const providerIdentity = () => core.providerIdentity;
 
 const s = (value: unknown) => ({ [specialSigKey]: specialSecretSig, value });
 const identityOf = (bag: Record<string, unknown>) => (bag.stackIdentity as { value: string }).value;

@@ -1,7 +1,7 @@
 // The plugin's wire: secrets come as Pulumi's signature objects and go back
 // marked; the shared calls see plain values and the keys the dynamic door uses.
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
-import { fromCalls, secret, toCalls, unwrapSecrets } from "../../provider/plugin/wire-bags";
+import { fromCore, secret, toCore, unwrapSecrets } from "../../provider/plugin/wire-bags";
 
 const s = (value: unknown) => ({ [specialSigKey]: specialSecretSig, value });
 
@@ -14,23 +14,21 @@ test("secrets are unwrapped all the way down, other values kept as they are", ()
   });
 });
 
-test("toCalls adds the URN, and the identity only where the bag has none", () => {
-  expect(toCalls({ os: "ubuntu", password: s("pw") }, "urn:x", "a".repeat(32))).toEqual({
-    os: "ubuntu",
-    password: "pw",
-    __urn: "urn:x",
-    __stackIdentity: "a".repeat(32),
-  });
+test("toCore takes secrets off and the identity a Vm's inputs keep apart, and drops a dynamic provider's keys", () => {
+  expect(toCore({ os: "ubuntu", password: s("pw") })).toEqual({ props: { os: "ubuntu", password: "pw" } });
   // A Vm keeps the identity it was made with (in its inputs), whatever the provider's is now.
-  expect(toCalls({ __stackIdentity: s("b".repeat(32)) }, "urn:x", "a".repeat(32)).__stackIdentity).toBe("b".repeat(32));
-  expect(toCalls(undefined, "urn:x")).toEqual({ __urn: "urn:x" });
+  expect(toCore({ os: "ubuntu", __stackIdentity: s("b".repeat(32)) })).toEqual({
+    props: { os: "ubuntu" },
+    identity: "b".repeat(32),
+  });
+  // A state written through the dynamic provider (a VM moved between the two ways in).
+  expect(toCore({ vmid: 120, __urn: "urn:x", __provider: "exports.handler = ..." })).toEqual({ props: { vmid: 120 } });
+  expect(toCore(undefined)).toEqual({ props: {} });
 });
 
-test("fromCalls drops the shared calls' keys and marks the outputs' fixed secrets and the request's secret keys", () => {
-  const out = fromCalls(
+test("fromCore marks the outputs' fixed secrets and the request's secret keys", () => {
+  const out = fromCore(
     {
-      __urn: "urn:x",
-      __provider: "exports.handler = ...",
       vmid: 120,
       password: "pw",
       passwordHash: "h",
@@ -54,8 +52,8 @@ test("fromCalls drops the shared calls' keys and marks the outputs' fixed secret
   });
 });
 
-test("a null password (storePassword false) is still marked secret, as on the dynamic door", () => {
-  expect(fromCalls({ password: null, user: null }, undefined, "outputs")).toEqual({
+test("a null password (storePassword false) is still marked secret, as on the dynamic provider", () => {
+  expect(fromCore({ password: null, user: null }, undefined, "outputs")).toEqual({
     password: secret(null),
     user: null,
   });
@@ -63,7 +61,7 @@ test("a null password (storePassword false) is still marked secret, as on the dy
 
 test("among inputs, the password and the identity are secrets, a password hash is not, a connection with credentials is", () => {
   expect(
-    fromCalls(
+    fromCore(
       {
         password: "pw",
         passwordHash: "scrypt$x",
@@ -79,7 +77,7 @@ test("among inputs, the password and the identity are secrets, a password hash i
     __stackIdentity: secret("e".repeat(32)),
     connection: { endpoint: "http://h" },
   });
-  expect(fromCalls({ connection: { endpoint: "http://h", token: "t" } }, undefined, "inputs").connection).toEqual(
+  expect(fromCore({ connection: { endpoint: "http://h", token: "t" } }, undefined, "inputs").connection).toEqual(
     secret({ endpoint: "http://h", token: "t" }),
   );
 });

@@ -5,8 +5,10 @@ import { openBoundsOf } from "../../provider/lifecycle/core/context";
 import type { LifecycleContext } from "../../provider/lifecycle/core/context";
 import { readSettings } from "../../provider/settings/settings";
 import { simulatedBounds } from "../../scripts/sim-bounds";
+import { ProcessScope } from "../../provider/lifecycle";
 
 const ctxStub: LifecycleContext = {
+  process: new ProcessScope(),
   reporter: { info: () => undefined, warn: () => undefined, debug: () => undefined },
   client: () => {
     throw new Error("no client here");

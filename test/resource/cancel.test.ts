@@ -2,8 +2,7 @@
 // (signals, stdin, parent, timers, exit) replaced by a fake: the first sign
 // of a cancelled deployment aborts every operation, and the process exits
 // once the operations in flight have answered, or when the grace period ends.
-import { providerCancelWatch } from "../../provider/calls/cancel";
-import { watchCancel, type CancelSources } from "../../provider/calls/cancel-watch";
+import { dynamicHostCancelWatch, watchCancel, type CancelSources } from "../../provider/core";
 
 function fakeSources(stdinIsPipe = true) {
   const handlers: Record<string, (() => void)[]> = { SIGINT: [], SIGTERM: [], stdin: [] };
@@ -134,5 +133,5 @@ test("a failing operation counts as answered", async () => {
 });
 
 test("only Pulumi's dynamic provider host watches; any other process (this test runner) does not", () => {
-  expect(providerCancelWatch(["node", "/x/node_modules/jest/bin/jest.js"])).toBeUndefined();
+  expect(dynamicHostCancelWatch(["node", "/x/node_modules/jest/bin/jest.js"])).toBeUndefined();
 });

@@ -2,7 +2,9 @@
 // lifecycle's and back: the lifecycle knows nothing of Pulumi's.
 import { unknownValue } from "@pulumi/pulumi/runtime/rpc";
 import { UNKNOWN } from "../../provider/lifecycle";
-import { fromEngine, toEngine } from "../../provider/calls/unknowns";
+import { unknownsOf } from "../../provider/core/unknowns";
+
+const { fromEngine, toEngine } = unknownsOf(unknownValue);
 
 type Impl = typeof import("../../provider/resource/provider-impl");
 

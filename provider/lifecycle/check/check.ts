@@ -54,7 +54,7 @@ export interface CheckOptions {
 }
 
 /** Names the Vm resource declares as outputs only; the glue passes them empty. */
-const OUTPUT_ONLY = new Set(["ip", "vmName"]);
+const OUTPUT_ONLY: ReadonlySet<string> = new Set(["ip", "vmName"]);
 
 type Inputs = Record<string, unknown>;
 

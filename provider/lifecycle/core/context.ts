@@ -6,6 +6,7 @@ import type { GoPveQemuApi, OpenBounds } from "../../client";
 import { DEFAULT_OPEN_BOUNDS } from "../../client";
 import { CODES, LifecycleError } from "../model";
 import type { ConnectionDefaults, ResolvedConnection, InstallJournal, ServerNodes } from "../model";
+import type { ProcessScope } from "./process-scope";
 
 export type { ResolvedConnection } from "../model";
 
@@ -86,6 +87,12 @@ export const DEFAULT_TIMING: Timing = {
 
 export interface LifecycleContext {
   reporter: Reporter;
+  /**
+   * What the operations of this process coordinate through (install gates,
+   * name holds, power pace): the same object for every operation of one
+   * provider process, so that they see each other.
+   */
+  process: ProcessScope;
   /** A client for this connection. The caller owns clients (may cache and close them); the lifecycle never closes one. */
   client(conn: ResolvedConnection): GoPveQemuApi;
   /** Stack config goPveQemu:endpoint/token, then env GO_PVE_QEMU_ENDPOINT/GO_PVE_QEMU_TOKEN, resolved by the glue. */

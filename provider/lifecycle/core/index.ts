@@ -10,3 +10,6 @@ export { installProgress, streamProgress } from "./progress";
 export { errorText, redactor, safeCause } from "./redact";
 export type { Redactor } from "./redact";
 export { sessionOf } from "./session";
+export { ProcessScope } from "./process-scope";
+export type { InstallTicket } from "./install-gates";
+export type { NameHold } from "./name-holds";

@@ -19,7 +19,7 @@
 // that loses the VMID race to ANOTHER client (fails at `VM creation > creating
 // VM` while a VM with its VMID exists), and concurrent first installs on a
 // fresh server racing to create its SSH key pair. Races within this process
-// cannot happen (acquireInstallSlot). A retry is no recovery: it starts clean,
+// cannot happen (the install gates). A retry is no recovery: it starts clean,
 // without the journal entry of the first attempt, which made nothing.
 import { randomBytes } from "node:crypto";
 import type { VmEntry } from "../../client";
@@ -35,7 +35,7 @@ import {
   generatePassword,
 } from "../model";
 import { clockOf, errorText, redactor, safeCause } from "../core";
-import type { LifecycleContext } from "../core";
+import type { InstallTicket, LifecycleContext } from "../core";
 import { adopt } from "./adopt";
 import {
   confirm,
@@ -49,8 +49,6 @@ import {
   takeOver,
   removeLeftovers,
   sweepLeftovers,
-  acquireInstallSlot,
-  holdName,
   sameNameOf,
 } from "../install";
 import type { Attempt, CreateResult, InstallJob } from "../install";
@@ -127,9 +125,9 @@ function attemptOf(base: InstallJob): InstallJob {
 
 async function attemptInstall(base: InstallJob, attempt: number): Promise<Attempt> {
   const { ctx, inputs } = base;
-  const ticket = await acquireInstallSlot(base.key, inputs.vmid, ctx.signal);
+  const ticket = await ctx.process.installGates.acquire(base.key, inputs.vmid, ctx.signal);
   // Before the list: an install of the same name that overlaps this one's from here on is seen (sameNameOf).
-  const hold = holdName(base.key, inputs.name);
+  const hold = ctx.process.nameHolds.hold(base.key, inputs.name);
   try {
     const vms = await listBefore(base);
     // The journal tells of an earlier create of this resource; on a retry, it could only tell of this one's first attempt.
@@ -161,12 +159,7 @@ async function attemptInstall(base: InstallJob, attempt: number): Promise<Attemp
   }
 }
 
-async function install(
-  job: InstallJob,
-  attempt: number,
-  before: Set<number>,
-  ticket: Awaited<ReturnType<typeof acquireInstallSlot>>,
-): Promise<Attempt> {
+async function install(job: InstallJob, attempt: number, before: Set<number>, ticket: InstallTicket): Promise<Attempt> {
   const { ctx, inputs } = job;
   ctx.reporter.info(
     `installing ${inputs.os} ${inputs.version} on ${job.conn.endpoint}` +
@@ -217,7 +210,7 @@ async function learnServerNode(job: InstallJob, listed: string | undefined): Pro
 /** The VMs that exist before the install. */
 async function listBefore(job: InstallJob): Promise<VmEntry[]> {
   try {
-    // Installs to one server wait for each other here (acquireInstallSlot): no waiting for other lists.
+    // Installs to one server wait for each other here (the install gates): no waiting for other lists.
     return (await job.client.list({ signal: job.ctx.signal, immediate: true })).vms;
   } catch (err) {
     throw new LifecycleError(

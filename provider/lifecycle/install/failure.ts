@@ -18,7 +18,7 @@ import { failWithVm } from "./record";
 import { sendsNode } from "./install-run";
 import { localNodeRefused } from "./local-node";
 import type { CreateResult, InstallJob, Sighting } from "./record";
-import type { InstallTicket } from "./vmid-lock";
+import type { InstallTicket } from "../core";
 
 /** A retry is safe only when nothing of the install was created; `advice` is for when the retry fails too. */
 export type Attempt =

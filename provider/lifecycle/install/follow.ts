@@ -28,7 +28,7 @@ import type { Sight } from "../observe";
 import { failWithVm, finishCreate, recordUnconfirmed } from "./record";
 import type { CreateResult, InstallJob, Sighting } from "./record";
 import type { Observation } from "../observe";
-import type { InstallTicket } from "./vmid-lock";
+import type { InstallTicket } from "../core";
 import { newVmOf } from "./new-vm";
 import { sendsNode } from "./install-run";
 

@@ -9,7 +9,7 @@ import { StreamPower } from "./power-watch";
 import type { Progress } from "./classify-failure";
 import { SERVER_DEFAULTS, dropUndefined } from "../model";
 import type { InstallJob } from "./record";
-import type { InstallTicket } from "./vmid-lock";
+import type { InstallTicket } from "../core";
 
 /** Proxmox's refusal of a migration to the node the VM is on, in `qm migrate`'s output. */
 const LOCAL_NODE = /target is local node/;

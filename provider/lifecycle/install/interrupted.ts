@@ -15,7 +15,7 @@ import { vmLabel } from "../core";
 import { lookOf, observe } from "../observe";
 import type { CreateResult, InstallJob } from "./record";
 import { nameFromVmName } from "../model";
-import type { InstallTicket } from "./vmid-lock";
+import type { InstallTicket } from "../core";
 
 const WHY = "its install may still be running on the server, and a VM in its init script looks like a finished one";
 

@@ -16,8 +16,7 @@ import { CODES, LifecycleError, realName } from "../model";
 import { vmLabel } from "../core";
 import { claimOf, ownVms } from "./identity";
 import type { InstallJob } from "./record";
-import type { NameHold } from "./name-holds";
-import { vmidsInFlight } from "./vmid-lock";
+import type { NameHold } from "../core";
 
 /** What an unmarked install with the server's VMID needs to recognise its VM; undefined for any other. */
 export function sameNameOf(job: InstallJob, vms: VmEntry[], hold: NameHold): InstallJob["sameName"] {
@@ -30,7 +29,7 @@ export function sameNameOf(job: InstallJob, vms: VmEntry[], hold: NameHold): Ins
 export async function newVmOf(job: InstallJob, before: Set<number>, why: string): Promise<VmEntry | undefined> {
   const { client, ctx, inputs, key } = job;
   if (!job.marked && job.sameName === undefined) return undefined;
-  const others = vmidsInFlight(key);
+  const others = ctx.process.installGates.inFlight(key);
   const vms = (await client.list({ signal: ctx.signal })).vms;
   const pool = job.marked ? ownVms(vms, claimOf(job)).map((o) => o.entry) : vms;
   const mine = pool.filter(

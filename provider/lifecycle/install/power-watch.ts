@@ -20,23 +20,9 @@ import { RUNNING } from "../observe";
 import { remember } from "./lost-rules";
 import type { FollowMemory } from "./lost-rules";
 
-/** One server's pace: the time its next `status` may be sent. */
-const nextAt = new Map<string, number>();
-
-/** Waits for this server's next turn to read a VM's power, and takes it. */
-export async function powerTurn(key: string, ctx: LifecycleContext): Promise<void> {
-  const clock = clockOf(ctx);
-  const spacing = timingOf(ctx).rebootWatchIntervalMs;
-  for (;;) {
-    const at = nextAt.get(key) ?? Number.NEGATIVE_INFINITY;
-    const now = clock.now();
-    // A turn further off than one spacing was set by another clock (a test's): it binds nothing.
-    if (now >= at || at - now > spacing) {
-      nextAt.set(key, now + spacing);
-      return;
-    }
-    await clock.sleep(at - now, ctx.signal);
-  }
+/** Waits for this server's next turn to read a VM's power, and takes it (the process's one pace per server). */
+export function powerTurn(key: string, ctx: LifecycleContext): Promise<void> {
+  return ctx.process.powerPace.turn(key, clockOf(ctx), timingOf(ctx).rebootWatchIntervalMs, ctx.signal);
 }
 
 /** A VM whose stream is read while its SSH initialization runs. */
@@ -50,46 +36,29 @@ interface Watched {
   done: boolean;
 }
 
-/** The VMs watched on each server, in the order of their turns, and whether its loop runs. */
-const servers = new Map<string, { vms: Watched[]; running: boolean }>();
-
 /** Starts watching VM `vmid`'s power on server `key`; `stop` ends it and gives what was seen. */
 function watchPower(key: string, vmid: number, client: GoPveQemuApi, ctx: LifecycleContext): () => FollowMemory {
   const w: Watched = { vmid, client, ctx, mem: { seen: false }, done: false };
-  let server = servers.get(key);
-  if (server === undefined) {
-    server = { vms: [], running: false };
-    servers.set(key, server);
-  }
-  server.vms.push(w);
-  if (!server.running) void runServer(key, server);
-  return () => {
-    w.done = true;
-    server.vms = server.vms.filter((x) => x !== w);
-    return w.mem;
-  };
-}
-
-/** One loop per server: the watched VMs in turn, one `status` per turn. */
-async function runServer(key: string, server: { vms: Watched[]; running: boolean }): Promise<void> {
-  server.running = true;
-  try {
-    for (let i = 0; ; i++) {
-      const live = server.vms.filter((w) => !w.done && w.ctx.signal?.aborted !== true);
-      if (live.length === 0) return;
-      const w = live[i % live.length]!;
+  const leave = ctx.process.powerPace.join(key, {
+    get done() {
+      return w.done;
+    },
+    signal: ctx.signal,
+    async read() {
       try {
         await powerTurn(key, w.ctx);
       } catch {
         w.done = true; // cancelled
-        continue;
+        return;
       }
       if (!w.done) await readPower(w);
-    }
-  } finally {
-    server.running = false;
-    if (server.vms.length === 0) servers.delete(key);
-  }
+    },
+  });
+  return () => {
+    w.done = true;
+    leave();
+    return w.mem;
+  };
 }
 
 async function readPower(w: Watched): Promise<void> {

@@ -3,15 +3,14 @@
 // password taken from stack config is there anyway. Check refuses such a
 // password and names the key that holds it, which only a lookup by value
 // among every value of the stack config can find; this builds that lookup
-// from what the engine hands `configure`.
-import type * as pulumi from "@pulumi/pulumi";
+// from what the engine hands the dynamic provider's `configure` (its Config).
 
 /**
  * Every string in the stack config, to the key that holds it. The SDK's
  * Config offers `get` by key only; its key-value record (`rawConfig`) is read
  * where present. Without it, nothing is found and nothing else changes.
  */
-export function configIndex(config: pulumi.dynamic.ConfigureRequest["config"]): Map<string, string> {
+export function configIndex(config: object): Map<string, string> {
   const raw = (config as { rawConfig?: unknown }).rawConfig;
   const index = new Map<string, string>();
   const visit = (key: string, v: unknown): void => {

@@ -52,27 +52,21 @@ const processSources: CancelSources = {
   },
 };
 
-let watch: CancelWatch | undefined | null;
-
 /**
  * The watch of this process when it is Pulumi's dynamic provider host, and
  * none elsewhere (tests, a program loading the package): signal handlers
- * belong only to the process whose lifetime they decide.
+ * belong only to the process whose lifetime they decide. Called once, by the
+ * one who makes the process's provider core.
  */
-export function providerCancelWatch(argv = process.argv): CancelWatch | undefined {
-  // The resource plugin's main claims its process itself (claimProcessCancel).
-  if (watch === undefined) {
-    const host = /[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/.test(argv[1] ?? "");
-    watch = host ? watchCancel(processSources) : null;
-  }
-  return watch ?? undefined;
+export function dynamicHostCancelWatch(argv = process.argv): CancelWatch | undefined {
+  const host = /[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/.test(argv[1] ?? "");
+  return host ? watchCancel(processSources) : undefined;
 }
 
 /**
  * The resource plugin's process is the plugin's own: its main binds the watch
  * there, before the first operation, and the engine's Cancel fires it.
  */
-export function claimProcessCancel(): CancelWatch {
-  watch ||= watchCancel(processSources);
-  return watch;
+export function pluginCancelWatch(): CancelWatch {
+  return watchCancel(processSources);
 }

@@ -3,7 +3,8 @@
 // `VM creation > creating VM`, often minutes later (the image download sits in
 // between). Two installs in that window can pick the same VMID, and the
 // second fails. One provider process serves every resource of a deployment,
-// so a per-endpoint gate in memory is enough for Pulumi's parallelism:
+// so a per-endpoint gate in memory is enough for Pulumi's parallelism (the
+// gates live in the process's ProcessScope, reached through the context):
 //
 // - An AUTO install (no vmid) may start only when no other install on that
 //   endpoint is before its VM creation (auto or pinned: the server could pick
@@ -32,17 +33,6 @@ interface Gate {
   /** VMIDs of every install in flight on this endpoint (until it ends) */
   inFlight: Map<number, number>;
   waiters: Waiter[];
-}
-
-const gates = new Map<string, Gate>();
-
-function gateOf(key: string): Gate {
-  let gate = gates.get(key);
-  if (!gate) {
-    gate = { auto: null, pinned: new Map(), inFlight: new Map(), waiters: [] };
-    gates.set(key, gate);
-  }
-  return gate;
 }
 
 function canStart(gate: Gate, pinned: number | undefined): boolean {
@@ -77,37 +67,52 @@ export interface InstallTicket {
   finish(): void;
 }
 
-/**
- * Waits until an install of this kind may start on this endpoint, then holds
- * the gate. `key` is the endpoint key (connection.endpointKey).
- */
-export function acquireInstallSlot(
-  key: string,
-  pinnedVmid: number | undefined,
-  signal?: AbortSignal,
-): Promise<InstallTicket> {
-  const gate = gateOf(key);
-  return new Promise<InstallTicket>((resolve, reject) => {
-    const waiter: Waiter = {
-      pinned: pinnedVmid,
-      grant: () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve(takeSlot(gate, pinnedVmid));
-      },
-    };
-    const onAbort = (): void => {
-      const i = gate.waiters.indexOf(waiter);
-      if (i >= 0) gate.waiters.splice(i, 1);
-      reject(new LifecycleError("cancelled while waiting for another install on the same server to create its VM"));
-    };
-    if (signal?.aborted) {
-      onAbort();
-      return;
+/** Every endpoint's gate in one process: one per ProcessScope. */
+export class InstallGates {
+  private readonly gates = new Map<string, Gate>();
+
+  private gateOf(key: string): Gate {
+    let gate = this.gates.get(key);
+    if (!gate) {
+      gate = { auto: null, pinned: new Map(), inFlight: new Map(), waiters: [] };
+      this.gates.set(key, gate);
     }
-    signal?.addEventListener("abort", onAbort, { once: true });
-    gate.waiters.push(waiter);
-    pump(gate);
-  });
+    return gate;
+  }
+
+  /**
+   * Waits until an install of this kind may start on this endpoint, then holds
+   * the gate. `key` is the endpoint key (connection.endpointKey).
+   */
+  acquire(key: string, pinnedVmid: number | undefined, signal?: AbortSignal): Promise<InstallTicket> {
+    const gate = this.gateOf(key);
+    return new Promise<InstallTicket>((resolve, reject) => {
+      const waiter: Waiter = {
+        pinned: pinnedVmid,
+        grant: () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(takeSlot(gate, pinnedVmid));
+        },
+      };
+      const onAbort = (): void => {
+        const i = gate.waiters.indexOf(waiter);
+        if (i >= 0) gate.waiters.splice(i, 1);
+        reject(new LifecycleError("cancelled while waiting for another install on the same server to create its VM"));
+      };
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
+      signal?.addEventListener("abort", onAbort, { once: true });
+      gate.waiters.push(waiter);
+      pump(gate);
+    });
+  }
+
+  /** VMIDs of installs in flight on this endpoint (to tell our own VMs from others'). */
+  inFlight(key: string): Set<number> {
+    return new Set(this.gateOf(key).inFlight.keys());
+  }
 }
 
 function takeSlot(gate: Gate, pinned: number | undefined): InstallTicket {
@@ -147,9 +152,4 @@ function takeSlot(gate: Gate, pinned: number | undefined): InstallTicket {
       }
     },
   };
-}
-
-/** VMIDs of installs in flight on this endpoint (to tell our own VMs from others'). */
-export function vmidsInFlight(key: string): Set<number> {
-  return new Set(gateOf(key).inFlight.keys());
 }

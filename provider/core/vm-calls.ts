@@ -1,0 +1,146 @@
+// The calls the engine makes for a Vm (check, diff, create, read, update,
+// delete), for both ways in: each takes what both know (the resource's URN,
+// the stack's identity, its inputs or state as plain bags), runs the
+// lifecycle function with the core's context, delivers the resource's last
+// log lines, and answers plainly. A partially created or updated VM is one
+// PartialFailure, whose properties each way in puts on its own wire.
+import * as lifecycle from "../lifecycle";
+import type { Bag } from "./bag";
+import { PartialFailure } from "./partial-failure";
+import type { ProviderCore } from "./provider-core";
+
+/** What the engine's check hands back: the inputs (the engine's unknowns restored), and each bad property. */
+export interface Checked {
+  inputs: Bag;
+  failures: { property: string; reason: string }[];
+}
+
+export interface Diffed {
+  changes: boolean;
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+}
+
+/** A VM found by read: its id, its state as outputs, and the inputs a refresh corrects, if any. */
+export interface ReadAnswer {
+  id: string;
+  state: Bag;
+  inputs?: Bag;
+}
+
+/**
+ * A VM's state as the engine's outputs. The engine refuses undefined
+ * anywhere in a Struct; a JSON round trip drops such keys (a refusal there
+ * would lose a VM that was just made). The SDK fills an output the provider
+ * does not return with the input of the same name: a password state keeps
+ * only the hash of (storePassword false) is returned as null, so that the
+ * Vm's `password` output is not the password, and no program exports it into
+ * state by accident.
+ */
+export function outputsOf(state: lifecycle.VmState): Bag {
+  const out = plain(state);
+  if (state.passwordHash !== undefined && state.password === undefined) out.password = null;
+  return out;
+}
+
+/** A value as the engine can take it: no undefined anywhere. */
+export function plain(value: object): Bag {
+  return JSON.parse(JSON.stringify(value)) as Bag;
+}
+
+/**
+ * The inputs alone first (every bad property at once); when they are valid,
+ * what needs the other resources or the server (the lifecycle's ServerChecks).
+ * `identity`: the stack's, when known; a resource to be created then hears
+ * now what its create would take over.
+ */
+export async function check(
+  core: ProviderCore,
+  urn: string,
+  olds: Bag,
+  news: Bag,
+  identity?: string,
+): Promise<Checked> {
+  const { fromEngine, toEngine } = core.unknowns;
+  const s = core.settings();
+  const result = lifecycle.check(fromEngine(olds), fromEngine(news), {
+    connectionDefaults: s.connection,
+    defaultEndpointSource: s.endpointSource,
+    urn,
+    configKeyOf: (value) => core.configKeyOf(value),
+  });
+  if (result.failures.length === 0) {
+    const checks = core.serverChecksFor(s);
+    const known = identity !== undefined && fromEngine(identity) !== lifecycle.UNKNOWN ? identity : undefined;
+    const claim = Object.keys(olds).length === 0 && known ? { identity: known, journal: core.journal() } : undefined;
+    const more = await core.finish(urn, checks.check(urn, result.inputs, core.log.reporter(urn), claim));
+    result.failures.push(...more);
+  }
+  if (result.withheldPassword !== undefined && result.inputs.passwordHash !== undefined) {
+    core.passwords.stash(urn, result.inputs.passwordHash, result.withheldPassword);
+  }
+  return { inputs: plain(toEngine(result.inputs)), failures: result.failures };
+}
+
+export async function diff(core: ProviderCore, id: string, urn: string, olds: Bag, news: Bag): Promise<Diffed> {
+  core.settings();
+  const old = olds as lifecycle.VmState;
+  // An unconfirmed install: what the update will make of it, from what the server shows now (preview says it);
+  // one that no wait can settle yet is no change by itself.
+  const foreseen = await core.finish(urn, lifecycle.foreseeSettle(id, old, core.lifecycleContext(urn)));
+  const desired = core.unknowns.fromEngine(news) as lifecycle.VmInputs;
+  const d = lifecycle.diff(id, old, desired, { urn, installHeld: foreseen.held });
+  // Said at preview (and again right before the update): the diff itself shows only `~ cpu: 2 => 4`.
+  if (d.downtime !== undefined) await core.finish(urn, Promise.resolve(core.log.reporter(urn).warn(d.downtime)));
+  return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
+}
+
+export async function create(
+  core: ProviderCore,
+  urn: string,
+  inputs: Bag,
+  identity?: string,
+): Promise<{ id: string; state: Bag }> {
+  try {
+    const install = core.passwords.withPassword(inputs, urn) as lifecycle.VmInputs;
+    const { id, state } = await core.finish(urn, lifecycle.create(install, core.lifecycleContext(urn, identity)));
+    return { id, state: outputsOf(state) };
+  } catch (err) {
+    throw partial(err, (e) => e.id);
+  }
+}
+
+/** The VM as the server shows it; undefined when it is gone. */
+export async function read(core: ProviderCore, id: string, urn: string, state: Bag): Promise<ReadAnswer | undefined> {
+  const ctx = core.lifecycleContext(urn);
+  const result = await core.finish(urn, lifecycle.read(id, state as Partial<lifecycle.VmState>, ctx));
+  if (!result) return undefined;
+  return {
+    id: result.id,
+    state: outputsOf(result.state),
+    ...(result.inputs ? { inputs: plain(result.inputs) } : {}),
+  };
+}
+
+export async function update(core: ProviderCore, id: string, urn: string, olds: Bag, news: Bag): Promise<Bag> {
+  try {
+    const ctx = core.lifecycleContext(urn);
+    const state = await core.finish(
+      urn,
+      lifecycle.update(id, olds as lifecycle.VmState, news as lifecycle.VmInputs, ctx),
+    );
+    return outputsOf(state);
+  } catch (err) {
+    throw partial(err, () => id);
+  }
+}
+
+export async function remove(core: ProviderCore, id: string, urn: string, state: Bag): Promise<void> {
+  await core.finish(urn, lifecycle.remove(id, state as lifecycle.VmState, core.lifecycleContext(urn)));
+}
+
+/** The lifecycle's PartialError as the engine's partial failure; any other error as it is. */
+function partial(err: unknown, idOf: (e: lifecycle.PartialError) => string): unknown {
+  if (!(err instanceof lifecycle.PartialError)) return err;
+  return new PartialFailure(err.message, idOf(err), outputsOf(err.state), err.reasons);
+}
