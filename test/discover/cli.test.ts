@@ -1,7 +1,8 @@
 // `go-pve-qemu-pulumi discover` as a user runs it (the built bin, dist/):
 // what it writes and prints, exit code 2 with the flag named for every bad
 // command line (nothing asked of the server), 1 when discover fails, and the
-// package's Node.js refusal on an older Node.js.
+// package's Node.js refusal on an older Node.js (a pinned one, whatever the
+// machine's own is).
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -9,8 +10,8 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { ROOT } from "../../scripts/engine-env";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
-import { machineNode } from "../package/user-project";
 import { freePort } from "../../scripts/ports";
+import { OLD_NODE_TIMEOUT_MS, oldNode, projectNode } from "../support/node-binaries";
 
 const exec = promisify(execFile);
 const NODE = path.join(ROOT, "node_modules", ".bin", "node");
@@ -165,22 +166,29 @@ test("a server that cannot be reached: exit code 1 and the sentence of the Vm ch
   expect(run.stdout).toBe("");
 });
 
-test("on the machine's own Node.js, if older than 22.19, it refuses as the package does", async () => {
-  const node = await machineNode();
-  const [major = 0, minor = 0] = node.version.split(".").map(Number);
-  const run = await cli(["discover", "--endpoint", sim.url, "--out", "-"], { node: node.path });
-  if (major > 22 || (major === 22 && minor >= 19)) {
-    expect(run.code).toBe(0); // nothing to refuse on this machine
-    return;
-  }
-  expect(run).toEqual({
-    code: 1,
-    stdout: "",
-    stderr: expect.stringMatching(
-      new RegExp(
-        `^go-pve-qemu-pulumi: Node\\.js >= 22\\.19 is required \\(found ${node.version.replace(/\./g, "\\.")}\\)\\. `,
+test(
+  "on the pinned old Node.js it refuses as the package does, in one line",
+  async () => {
+    const node = await oldNode();
+    const run = await cli(["discover", "--endpoint", sim.url, "--out", "-"], { node: node.path });
+    expect(run).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: expect.stringMatching(
+        new RegExp(
+          `^go-pve-qemu-pulumi: Node\\.js >= 22\\.19 is required \\(found ${node.version.replace(/\./g, "\\.")}\\)\\. `,
+        ),
       ),
-    ),
-  });
-  expect(run.stderr.split("\n").filter((l) => l !== "")).toHaveLength(1); // one line, no stack trace
+    });
+    expect(run.stderr.split("\n").filter((l) => l !== "")).toHaveLength(1); // one line, no stack trace
+  },
+  OLD_NODE_TIMEOUT_MS,
+);
+
+test("on this project's Node.js 22 nothing is refused: discover runs", async () => {
+  const node = await projectNode();
+  const run = await cli(["discover", "--endpoint", sim.url, "--out", "-"], { node: node.path });
+  expect(run.code).toBe(0);
+  expect(run.stderr).not.toContain("is required");
+  expect(run.stdout).toContain('import { Vm } from "go-pve-qemu-pulumi";');
 });

@@ -3,10 +3,11 @@
 // `pulumi plugin install resource gopveqemu <version> --file`, then a YAML
 // program's `up` and `destroy` against the simulator through the real engine,
 // with no plugin on PATH (this checkout's bin/ left out, ambient plugins
-// ignored) and no Node.js 22 on PATH: the engine can only run the installed
-// copy, and that copy only with the Node.js it brings. And the launcher's own
+// ignored) and a Node.js too old for it first on PATH (a pinned one, whatever
+// the machine's own is): the engine can only run the installed copy, and that
+// copy only with the Node.js it brings. And the launcher's own
 // folder named in Pulumi.yaml (`plugins.providers[].path`), nothing installed.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -15,7 +16,7 @@ import { startSimulator, type SimulatorHandle } from "../../simulator";
 import { ROOT, engineEnv, ensureEngine } from "../../scripts/engine-env";
 import { pluginTarball } from "../../scripts/plugin-tarball";
 import { ensureConsumer } from "../consumers/harness";
-import { machineNode } from "./user-project";
+import { oldNode, projectNode, type NodeBinary } from "../support/node-binaries";
 
 jest.setTimeout(300_000);
 
@@ -82,18 +83,23 @@ describe("the resource plugin as a user installs it", () => {
   let tarball: string;
   let sim: SimulatorHandle;
   let env: NodeJS.ProcessEnv;
+  /** First on PATH for the engine's runs: a plugin that ran `node` from PATH would be refused there. */
+  let old: NodeBinary;
   const pulumi = (...args: string[]) => run("pulumi", [...args, "--non-interactive"], path.join(tmp, "project"), env);
 
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-plugin-tarball-"));
     tarball = pluginTarball({ withNode: true });
+    old = await oldNode();
     const yamlHost = ensureConsumer("yaml");
     for (const d of ["backend", "home", "project"]) fs.mkdirSync(path.join(tmp, d));
     fs.writeFileSync(path.join(tmp, "project", "Pulumi.yaml"), PROGRAM);
     env = {
       ...process.env,
       ...engineEnv({ backendDir: path.join(tmp, "backend"), homeDir: path.join(tmp, "home") }),
-      PATH: [cliWithYaml(path.join(tmp, "cli"), yamlHost), ...pathWithoutCheckout()].join(path.delimiter),
+      PATH: [cliWithYaml(path.join(tmp, "cli"), yamlHost), path.dirname(old.path), ...pathWithoutCheckout()].join(
+        path.delimiter,
+      ),
       PULUMI_IGNORE_AMBIENT_PLUGINS: "true",
       GO_PVE_QEMU_ENDPOINT: "",
       GO_PVE_QEMU_TOKEN: "",
@@ -130,7 +136,7 @@ describe("the resource plugin as a user installs it", () => {
   });
 
   it("installs into the Pulumi home; a YAML program's up creates the VM, destroy removes it", async () => {
-    // Nothing on PATH would serve the program: no launcher, and no Node.js 22 for one.
+    // Nothing on PATH would serve the program: no launcher, and first a Node.js too old for one.
     for (const dir of pathWithoutCheckout())
       expect(fs.existsSync(path.join(dir, "pulumi-resource-gopveqemu"))).toBe(false);
     const install = await pulumi("plugin", "install", "resource", "gopveqemu", VERSION, "--file", tarball);
@@ -181,21 +187,48 @@ describe("the resource plugin as a user installs it", () => {
     expect(sim.vms()).toEqual([]);
   });
 
-  it("without its Node.js, on an older Node.js first on PATH, the plugin says which Node.js it needs", async () => {
-    const node = await machineNode();
-    const [major = 0, minor = 0] = node.version.split(".").map(Number);
-    // A Node.js new enough on this machine has nothing to refuse (the plugin would start and serve).
-    if (major > 22 || (major === 22 && minor >= 19)) return;
-    const bare = pluginTarball({ withNode: false });
-    const dir = path.join(tmp, "no-node");
-    fs.mkdirSync(dir);
-    await exec("tar", ["-xzf", bare, "-C", dir]);
-    expect(fs.existsSync(path.join(dir, "node_modules", ".bin", "node"))).toBe(false);
-    const started = await run(path.join(dir, "pulumi-resource-gopveqemu"), [], dir, {
+  /** The tarball without its Node.js, unpacked once: its launcher then runs the first `node` on PATH. */
+  let bare: string | undefined;
+  async function bareLauncher(): Promise<string> {
+    if (bare === undefined) {
+      const dir = path.join(tmp, "no-node");
+      fs.mkdirSync(dir);
+      await exec("tar", ["-xzf", pluginTarball({ withNode: false }), "-C", dir]);
+      expect(fs.existsSync(path.join(dir, "node_modules", ".bin", "node"))).toBe(false);
+      bare = path.join(dir, "pulumi-resource-gopveqemu");
+    }
+    return bare;
+  }
+
+  it("without its Node.js, on the pinned old Node.js first on PATH, the plugin says which Node.js it needs", async () => {
+    const launcher = await bareLauncher();
+    const started = await run(launcher, [], path.dirname(launcher), {
       ...process.env,
-      PATH: [path.dirname(node.path), ...pathWithoutCheckout()].join(path.delimiter),
+      PATH: [path.dirname(old.path), ...pathWithoutCheckout()].join(path.delimiter),
     });
     expect(started.code).not.toBe(0);
-    expect(started.out).toContain(`go-pve-qemu-pulumi: Node.js >= 22.19 is required (found ${node.version})`);
+    expect(started.out).toContain(`go-pve-qemu-pulumi: Node.js >= 22.19 is required (found ${old.version})`);
+  });
+
+  it("without its Node.js, on this project's Node.js 22 first on PATH, the plugin starts and serves", async () => {
+    const launcher = await bareLauncher();
+    const node = await projectNode();
+    const child = spawn(launcher, [], {
+      cwd: path.dirname(launcher),
+      env: { ...process.env, PATH: [path.dirname(node.path), ...pathWithoutCheckout()].join(path.delimiter) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    // A plugin that starts prints the port it serves on, as the engine reads it, and keeps serving.
+    const first = await Promise.race([
+      new Promise<string>((resolve) => child.stdout.on("data", () => /\n/.test(out) && resolve(out))),
+      exited.then((code) => `exited ${code}: ${out}`),
+    ]);
+    child.kill("SIGTERM");
+    await exited;
+    expect(first).toMatch(/^\d+\n/);
   });
 });

@@ -12,7 +12,8 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
 import { ROOT, engineEnv } from "../../scripts/engine-env";
-import { machineNode, userProject } from "./user-project";
+import { oldNode, projectNode } from "../support/node-binaries";
+import { userProject } from "./user-project";
 
 jest.setTimeout(240_000);
 
@@ -231,19 +232,21 @@ describe("the packed package in a project of its own", () => {
     expect(sim.vms()).toEqual([]);
   });
 
-  it("on the machine's own Node.js, if older than 22, preview says which Node.js is needed", async () => {
-    const node = await machineNode();
+  it("on this project's Node.js 22 the installed package loads: nothing to refuse", async () => {
+    const node = await projectNode();
+    expect(await run(node.path, ["-e", 'require("go-pve-qemu-pulumi")'], project, process.env)).toEqual({
+      code: 0,
+      out: "",
+    });
+  });
+
+  it("on the pinned old Node.js, loading fails saying which Node.js is needed, and so does preview", async () => {
+    const node = await oldNode();
     const loaded = await run(node.path, ["-e", 'require("go-pve-qemu-pulumi")'], project, process.env);
-    const [major = 0, minor = 0] = node.version.split(".").map(Number);
-    if (major > 22 || (major === 22 && minor >= 19)) {
-      // Nothing to refuse on this machine (Node.js 22.19 or later): the package loads.
-      expect(loaded).toEqual({ code: 0, out: "" });
-      return;
-    }
     const expected = `go-pve-qemu-pulumi: Node.js >= 22.19 is required (found ${node.version})`;
     expect(loaded.code).not.toBe(0);
     expect(loaded.out).toContain(expected);
-    // The whole way: the engine runs the program with the machine's Node.js first on PATH.
+    // The whole way: the engine runs the program with the old Node.js first on PATH.
     const engine = engineEnv({ backendDir: path.join(tmp, "backend-old-node"), homeDir: path.join(tmp, "home") });
     fs.mkdirSync(path.join(tmp, "backend-old-node"), { recursive: true });
     const bin = engine.PATH!.split(path.delimiter)[0]!;

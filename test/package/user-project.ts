@@ -1,13 +1,9 @@
 // A Pulumi TypeScript project as a user would start it (the README's
 // "Install and a first `pulumi up`": its TypeScript quickstart and "The
-// TypeScript project"), and the machine's own Node.js.
-import { execFile } from "node:child_process";
+// TypeScript project").
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { ROOT } from "../../scripts/engine-env";
-
-const exec = promisify(execFile);
 
 /** The starter files of the README's TypeScript quickstart and "The TypeScript project", by name. */
 export function readmeStarter(): Record<string, string> {
@@ -36,17 +32,4 @@ export function userProject(parent: string, tarball: string): string {
   files["package.json"] = JSON.stringify(pkg, null, 2);
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
   return dir;
-}
-
-/** The first `node` on PATH outside any node_modules/.bin: the Node.js the machine itself runs. */
-export async function machineNode(): Promise<{ path: string; version: string }> {
-  const dirs = (process.env.PATH ?? "").split(path.delimiter).filter((d) => d !== "" && !d.includes("node_modules"));
-  for (const dir of dirs) {
-    const candidate = path.join(dir, "node");
-    if (!fs.existsSync(candidate)) continue;
-    const { stdout } = await exec(candidate, ["-p", "process.versions.node"]);
-    const version = stdout.trim();
-    return { path: candidate, version };
-  }
-  throw new Error(`no node on PATH outside node_modules: ${dirs.join(", ")}`);
 }
