@@ -17,5 +17,4 @@ export type { CreateResult, InstallJob } from "./record";
 export { settleTime, settleUnconfirmed, withTimeline } from "./settle";
 export { planUnconfirmed } from "./unconfirmed-rules";
 export type { UnconfirmedPlan } from "./unconfirmed-rules";
-export { settled } from "./lost-rules";
 export { acquireInstallSlot } from "./vmid-lock";
