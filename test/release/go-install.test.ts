@@ -6,63 +6,32 @@
 // automatic plugin acquisition on, no plugin on PATH and no `plugin install`:
 // the engine fetches the plugin tarball from the URL the Go SDK carries (a
 // loopback stand-in of the release host, counting requests), once.
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
-import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
-import { ROOT, engineEnv } from "../../scripts/engine-env";
-import { freePort } from "../../scripts/ports";
+import { ROOT } from "../../scripts/engine-env";
+import { TARBALL, VERSION, firstRunEnv, releaseWithHost, runToEnd, type ReleaseHost } from "./by-name";
 
 jest.setTimeout(20 * 60_000);
 
 const exec = promisify(execFile);
-const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 const GO_MODULE = "github.com/go-pve-qemu/pulumi-gopveqemu/sdk/go";
-const TARBALL = `pulumi-resource-gopveqemu-v${VERSION}-linux-amd64.tar.gz`;
 
 let dir: string;
 let sim: SimulatorHandle;
-let host: http.Server;
-const requests: string[] = [];
+let host: ReleaseHost;
 let exe: string;
 let env: NodeJS.ProcessEnv;
 
-/** The release host: the release folder's files over plain HTTP, each request noted. */
-function serve(folder: string, port: number): Promise<http.Server> {
-  const server = http.createServer((req, res) => {
-    const name = decodeURIComponent((req.url ?? "/").split("?")[0]!).replace(/^\/+/, "");
-    requests.push(name);
-    const file = path.join(folder, path.basename(name));
-    if (!fs.existsSync(file)) return void res.writeHead(404).end();
-    res.writeHead(200, { "content-length": fs.statSync(file).size });
-    fs.createReadStream(file).pipe(res);
-  });
-  return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
-}
-
-function run(op: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(exe, [op], { cwd: path.join(dir, "work"), env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
-  });
-}
+const run = (op: string) => runToEnd(exe, [op], path.join(dir, "work"), env);
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-go-install-"));
-  const port = await freePort();
-  const out = path.join(dir, "release");
-  await exec("npm", ["run", "-s", "release", "--", "--download-url", `http://127.0.0.1:${port}`, "--out", out], {
-    cwd: ROOT,
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  host = await serve(out, port);
+  host = await releaseWithHost(dir);
+  const out = host.out;
   sim = await startSimulator({ speed: 2000 });
 
   // An empty Go project: the release's proxy folder for the SDK, this machine's module cache (itself a proxy
@@ -96,25 +65,12 @@ beforeAll(async () => {
   await exec("go", ["build", "-trimpath", "-o", exe, "."], { cwd: project, env: goEnv });
 
   fs.mkdirSync(path.join(dir, "work"));
-  fs.mkdirSync(path.join(dir, "backend"));
-  const base = engineEnv({ backendDir: path.join(dir, "backend"), homeDir: path.join(dir, "home") });
-  env = {
-    ...process.env,
-    ...base,
-    // The engine alone on PATH: not this checkout's bin/ (its plugin launcher), no Node.js 22.
-    PATH: [base.PATH!.split(path.delimiter)[0], "/usr/local/bin", "/usr/bin", "/bin"].join(path.delimiter),
-    PULUMI_IGNORE_AMBIENT_PLUGINS: "true",
-    CONSUMER_STACK: "dev",
-    CONSUMER_CONFIG: JSON.stringify({ "gopveqemu:endpoint": sim.url, cpu: "2" }),
-    GO_PVE_QEMU_ENDPOINT: "",
-    GO_PVE_QEMU_TOKEN: "",
-  };
-  delete env.PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION;
+  env = firstRunEnv(dir, sim.url);
 }, 20 * 60_000);
 
 afterAll(async () => {
   await sim?.close();
-  await new Promise((r) => (host ? host.close(r) : r(undefined)));
+  await host?.close();
   await exec("chmod", ["-R", "u+w", dir]).catch(() => undefined);
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -132,5 +88,5 @@ test("go get by module path, then up and destroy: the engine downloads the plugi
   const destroy = await run("destroy");
   expect({ code: destroy.code, tail: destroy.output.slice(-3000) }).toEqual({ code: 0, tail: expect.any(String) });
   expect(sim.vms()).toEqual([]);
-  expect(requests).toEqual([TARBALL]);
+  expect(host.requests).toEqual([TARBALL]);
 });

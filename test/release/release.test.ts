@@ -35,12 +35,12 @@ beforeAll(async () => {
     path.join(ROOT, "node_modules", ".package-lock.json"),
     path.join(clone, "node_modules", ".package-lock.json"),
   );
-  const env = { ...process.env, HOME: path.join(dir, "home"), GO_PVE_QEMU_SETUP_DONE: "" };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: path.join(dir, "home"), GO_PVE_QEMU_SETUP_DONE: "" };
   // The cache of tools (Node.js per platform, Python's build, the code generator) is the machine's, as the engine's is.
   env.GO_PVE_QEMU_ENGINE_CACHE ??= path.join(os.homedir(), ".cache", "go-pve-qemu-pulumi");
   env.GOPATH ??= path.join(os.homedir(), "go");
   env.GOCACHE ??= path.join(os.homedir(), ".cache", "go-build");
-  fs.mkdirSync(env.HOME, { recursive: true });
+  fs.mkdirSync(env.HOME!, { recursive: true });
   const { stdout, stderr } = await exec("npm", ["run", "-s", "release", "--", "--download-url", URL, "--out", out], {
     cwd: clone,
     env,
@@ -78,12 +78,12 @@ test("every artifact, of one version, each checked by SHA256SUMS", async () => {
   // One flipped byte and the check says which file.
   const wheel = path.join(out, `pulumi_gopveqemu-${VERSION}-py3-none-any.whl`);
   const bytes = fs.readFileSync(wheel);
-  bytes[100] ^= 0xff;
+  bytes.writeUInt8(bytes.readUInt8(100) ^ 0xff, 100);
   fs.writeFileSync(wheel, bytes);
   await expect(exec("sha256sum", ["-c", "--quiet", "SHA256SUMS"], { cwd: out })).rejects.toMatchObject({
     stdout: expect.stringContaining(`pulumi_gopveqemu-${VERSION}-py3-none-any.whl: FAILED`),
   });
-  bytes[100] ^= 0xff;
+  bytes.writeUInt8(bytes.readUInt8(100) ^ 0xff, 100);
   fs.writeFileSync(wheel, bytes);
   const release = JSON.parse(fs.readFileSync(path.join(out, "release.json"), "utf8"));
   expect(release).toMatchObject({ version: VERSION, pluginDownloadURL: URL, goModule: GO_MODULE });
