@@ -15,6 +15,9 @@
 //
 //   npm run plugin-tarball [-- --no-node]
 //
+// The release (scripts/release.ts) builds one per platform, each with the
+// Node.js of that platform (`nodeBinary`), and its own schema file.
+//
 // Prints the tarball's path. A tarball built from the same inputs is kept
 // (dist/release/<name>.inputs holds their hash), so a second run answers at once.
 import { execFileSync } from "node:child_process";
@@ -96,28 +99,44 @@ function ownFiles(): string[] {
   return ["package.json", ...under(path.join("dist", "provider")), ...under("schema")].sort();
 }
 
+/** What a tarball is built from beyond this checkout: the platform, its Node.js binary (none: `node` on PATH), the schema. */
+export interface TarballOptions {
+  withNode: boolean;
+  /** The Pulumi platform name (linux-amd64); this machine's by default. */
+  platform?: string;
+  /** The Node.js 22 binary it brings; this checkout's (node_modules/node) by default. */
+  nodeBinary?: string;
+  /** The schema file it holds as schema/schema.json; this checkout's by default. */
+  schemaFile?: string;
+  /** Where it is written; dist/release/ by default. */
+  outDir?: string;
+}
+
 /** A hash of everything that goes in: own files, the lockfile (the packages' versions), the launcher, the options. */
-function inputsHash(files: string[], withNode: boolean): string {
+function inputsHash(files: string[], opts: TarballOptions): string {
   const h = crypto.createHash("sha256");
-  h.update(`node:${withNode}\n`);
+  h.update(`node:${opts.withNode}\n`);
+  if (opts.withNode && opts.nodeBinary) h.update(`${opts.nodeBinary}:${fs.statSync(opts.nodeBinary).size}\n`);
+  if (opts.schemaFile) h.update("schema\n").update(fs.readFileSync(opts.schemaFile));
   for (const f of [...files, "package-lock.json", path.join("bin", "pulumi-resource-gopveqemu")])
     h.update(`${f}\n`).update(fs.readFileSync(path.join(ROOT, f)));
   return h.digest("hex");
 }
 
 /** The Pulumi platform name of this machine, as release tarballs are named (linux-amd64, darwin-arm64). */
-function platform(): string {
+export function platform(): string {
   const arch = process.arch === "x64" ? "amd64" : process.arch;
   return `${process.platform}-${arch}`;
 }
 
-function stage(dir: string, files: string[], withNode: boolean): void {
+function stage(dir: string, files: string[], opts: TarballOptions): void {
   fs.copyFileSync(LAUNCHER, path.join(dir, "pulumi-resource-gopveqemu"));
   fs.chmodSync(path.join(dir, "pulumi-resource-gopveqemu"), 0o755);
   for (const f of files) {
     fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
     fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
   }
+  if (opts.schemaFile) fs.copyFileSync(opts.schemaFile, path.join(dir, "schema", "schema.json"));
   for (const pkg of runtimePackages()) {
     const source = path.join(ROOT, pkg);
     // A package's own node_modules holds other packages: those it needs are in the list themselves.
@@ -127,29 +146,30 @@ function stage(dir: string, files: string[], withNode: boolean): void {
       filter: (src) => !src.startsWith(path.join(source, "node_modules")),
     });
   }
-  if (withNode) {
-    if (!fs.existsSync(NODE_BINARY)) throw new Error(`no Node.js binary at ${NODE_BINARY}: run npm ci`);
+  if (opts.withNode) {
+    const node = opts.nodeBinary ?? NODE_BINARY;
+    if (!fs.existsSync(node)) throw new Error(`no Node.js binary at ${node}: run npm ci`);
     // A plain file, not the symlink npm makes: an unpacked tarball keeps it as it is.
     fs.mkdirSync(path.join(dir, "node_modules", ".bin"), { recursive: true });
-    fs.copyFileSync(NODE_BINARY, path.join(dir, "node_modules", ".bin", "node"));
+    fs.copyFileSync(node, path.join(dir, "node_modules", ".bin", "node"));
     fs.chmodSync(path.join(dir, "node_modules", ".bin", "node"), 0o755);
   }
 }
 
 /** Builds the tarball (or finds the one built from the same inputs) and answers its path. */
-export function pluginTarball(opts: { withNode: boolean }): string {
+export function pluginTarball(opts: TarballOptions): string {
   const { version } = manifest(ROOT);
   const files = ownFiles();
-  const release = path.join(ROOT, "dist", "release");
-  const name = `pulumi-resource-gopveqemu-v${version}-${platform()}${opts.withNode ? "" : "-no-node"}`;
+  const release = opts.outDir ?? path.join(ROOT, "dist", "release");
+  const name = `pulumi-resource-gopveqemu-v${version}-${opts.platform ?? platform()}${opts.withNode ? "" : "-no-node"}`;
   const tarball = path.join(release, `${name}.tar.gz`);
   const stamp = path.join(release, `${name}.inputs`);
-  const hash = inputsHash(files, opts.withNode);
+  const hash = inputsHash(files, opts);
   if (fs.existsSync(tarball) && fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === hash) return tarball;
   fs.mkdirSync(release, { recursive: true });
   const staging = fs.mkdtempSync(path.join(release, `.staging-${name}-`));
   try {
-    stage(staging, files, opts.withNode);
+    stage(staging, files, opts);
     const partial = `${tarball}.${process.pid}.partial`;
     execFileSync("tar", ["-czf", partial, "-C", staging, ...fs.readdirSync(staging).sort()]);
     // Renamed into place only once whole, so a reader never sees half a tarball.

@@ -21,6 +21,9 @@ const TIERS = ["unit", "integration", "e2e", "consumers"];
 
 /** [tier, path relative to the repository root (with "/")], first match wins. */
 const RULES = [
+  // the versions check (the built script in a child Node.js), then the release and its installs by name
+  ["unit", /^test\/release\/versions\.test\.ts$/],
+  ["consumers", /^test\/release\//],
   ["consumers", /^test\/consumers\//],
   ["consumers", /^test\/examples\/gitops-postgres\.test\.ts$/],
   ["consumers", /^test\/package\/(plugin-)?tarball\.test\.ts$/],

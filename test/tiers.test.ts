@@ -26,6 +26,7 @@ const MARKERS: [Need, RegExp][] = [
   ["toolchain", /\bensureConsumer\(|ensure-consumers\.sh|gen-sdk\.sh/], // Go, Python, the YAML host
   ["toolchain", /from "(\.\.\/)+scripts\/postgres"/],
   ["toolchain", /\["pack"/], // npm pack: the package in a project of its own
+  ["toolchain", /"run", "-s", "release"/], // npm run release: the SDKs generated with Go, built with Python
   ["own process", /\boldNode\(/], // the pinned old Node.js, installed on first use
   ["own process", /register-ts\.js/], // the simulator's command line as a server of its own
 ];

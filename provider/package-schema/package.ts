@@ -35,6 +35,7 @@ export interface PackageSpec {
   repository: string;
   license: string;
   publisher: string;
+  pluginDownloadURL: string;
   meta: { moduleFormat: string; supportPack: boolean };
   config: { variables: Record<string, PropertySpec> };
   provider: { description: string; inputProperties: Record<string, PropertySpec> };
@@ -55,8 +56,21 @@ const VM_DESCRIPTION =
   "`up` installs, resizes, migrates, starts, stops and reboots it, following every stream to its end, " +
   "and fails the deployment on any server error.";
 
-/** The package schema at `version` (the npm package's). */
-export function packageSchema(version: string): PackageSpec {
+/**
+ * Where the engine downloads the plugin's tarball from when a program uses
+ * the package and the plugin is not installed: the release's assets on the
+ * project's release host, one folder per tag (`v<version>`), each holding
+ * `pulumi-resource-gopveqemu-v<version>-<os>-<arch>.tar.gz`.
+ */
+export function defaultDownloadUrl(version: string): string {
+  return `https://github.com/go-pve-qemu/pulumi-gopveqemu/releases/download/v${version}`;
+}
+
+/**
+ * The package schema at `version` (the npm package's), whose SDKs tell the
+ * engine to fetch the plugin from `downloadUrl` (a release may point elsewhere).
+ */
+export function packageSchema(version: string, downloadUrl = defaultDownloadUrl(version)): PackageSpec {
   const types = new TypeRegistry(PACKAGE);
   const inputs = objectSpec(VmInputsSchema, "input", types, "Vm inputs");
   const state = objectSpec(VmStateSchema, "output", types, "Vm state");
@@ -72,6 +86,7 @@ export function packageSchema(version: string): PackageSpec {
     repository: "https://github.com/go-pve-qemu/pulumi-gopveqemu",
     license: "MIT",
     publisher: "go-pve-qemu",
+    pluginDownloadURL: downloadUrl,
     meta: { moduleFormat: "(.*)", supportPack: true },
     config: { variables: config },
     provider: {
@@ -124,6 +139,10 @@ const LANGUAGES: PackageSpec["language"] = {
     packageName: "@go-pve-qemu/pulumi",
     packageDescription: "Proxmox QEMU VMs as code, through a go-pve-qemu server (the gopveqemu resource plugin's SDK).",
     dependencies: { "@pulumi/pulumi": "^3.139.0" },
+    // The compiler the published package is built with, the same as this repository's (the generator's
+    // own defaults are TypeScript 4 and @types/node 20).
+    typescriptVersion: "^5.9.3",
+    devDependencies: { "@types/node": "^22.20.7" },
   },
   python: { packageName: "pulumi_gopveqemu", pyproject: { enabled: true } },
   go: {
