@@ -1,5 +1,5 @@
 // The walls of provider/, checked in lint (npm run lint). Data flows one way:
-// resource -> lifecycle -> client -> stream reader, and inside the lifecycle
+// the ways in (dynamic, plugin) -> core -> lifecycle -> client -> stream reader, and inside the lifecycle
 // each room may use only the rooms below it, through their doors.
 /** The lifecycle's rooms, lowest first: a room may import only rooms before it. */
 const ROOMS = ["model", "core", "observe", "power", "delete", "plan", "install", "check", "read", "update", "create"];
@@ -45,13 +45,15 @@ module.exports = {
       to: { path: `${L}/(${ROOMS.slice(i + 1).join("|") || "$^"})/` },
     })),
     {
-      name: "core-knows-no-pulumi",
+      name: "only-the-ways-in-know-pulumi",
       severity: "error",
       comment:
-        "The lifecycle, the client and the provider core know nothing of Pulumi: each way in hands the core " +
-        "what it needs of the engine. The one exception is recover/ (a tool, not a layer of the provider), " +
-        "which runs the Automation API.",
-      from: { path: "^provider/(lifecycle|client|core)/" },
+        "Only the two ways in know Pulumi: the dynamic provider (dynamic/, with its data sources in data/) and " +
+        "the resource plugin (plugin/), with what both take from the engine (engine/). Everything below them " +
+        "(the core, the lifecycle, the client, the settings, the cluster reading) is handed what it needs. The " +
+        "tools that run the Automation API (cli/, recover/) are the one exception: they drive the engine, they " +
+        "are not a layer of the provider.",
+      from: { path: "^provider/", pathNot: "^provider/(dynamic|data|plugin|engine|cli|recover)/" },
       to: { path: "^node_modules/@pulumi/" },
     },
     {
@@ -59,7 +61,7 @@ module.exports = {
       severity: "error",
       comment: "The client (HTTP, the stream reader) knows nothing of the lifecycle or of Pulumi.",
       from: { path: "^provider/client/" },
-      to: { path: ["^provider/(lifecycle|resource)/", "^node_modules/@pulumi/"] },
+      to: { path: ["^provider/(lifecycle|core|dynamic|plugin)/", "^node_modules/@pulumi/"] },
     },
   ],
   options: {

@@ -10,7 +10,7 @@
 // must not pay for loading the HTTP client.
 import * as pulumi from "@pulumi/pulumi";
 import type { Cluster, NodeInfo, VmInfo } from "../cluster";
-import type { VmConnectionArgs } from "../resource";
+import type { VmConnectionArgs } from "../dynamic";
 
 export interface ClusterArgs {
   /** Where the server is; the stack config (goPveQemu:endpoint, goPveQemu:token), then the environment, when omitted. */

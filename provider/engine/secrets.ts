@@ -1,6 +1,6 @@
 // Which of a VM's properties are secrets, whatever the program passed, for
 // both ways in: the outputs and inputs the zod schemas mark `secret` (a
-// test holds these lists to that metadata: test/resource/secrets.test.ts).
+// test holds these lists to that metadata: test/engine/secrets.test.ts).
 // Written as plain lists, not read off the schemas here, because the
 // dynamic provider's Vm marks them in the user's program, which must not
 // load zod to declare a VM.

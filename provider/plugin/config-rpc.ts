@@ -3,12 +3,13 @@
 // unimplemented, so neither `pulumi config set gopveqemu:*` nor an explicit
 // provider's arguments would reach the provider. Those three calls are
 // answered here instead; every other call stays the SDK's. How they reach
-// the SDK's server object is grpc-add-service-patch.ts.
+// the SDK's server object is engine/grpc-add-service-patch.ts.
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { Bag, ProviderCore } from "../core";
-import { checkConfig, configure, diffConfig } from "./provider-config";
-import { configProblems } from "./config-check";
-import { fromSdk } from "./grpc-add-service-patch";
+import { fromSdk } from "../engine";
+import { settingProblems } from "../settings";
+import { PACKAGE, checkConfig, configure, diffConfig } from "./provider-config";
+import { unwrapSecrets } from "./wire-bags";
 
 type Callback = (err: unknown, value?: unknown) => void;
 type Call<R> = { request: R };
@@ -35,7 +36,7 @@ export function withConfigCalls(core: ProviderCore, sdkImpl: object): object {
       const resp = new provproto.CheckResponse();
       resp.setInputs(Struct.fromJavaScript(checkConfig(bagOf(call.request.getOlds()), news)) as never);
       resp.setFailuresList(
-        configProblems(news).map(({ property, reason }) => {
+        settingProblems(unwrapSecrets(news) as Bag, PACKAGE).map(({ property, reason }) => {
           const f = new provproto.CheckFailure();
           f.setProperty(property);
           f.setReason(reason);

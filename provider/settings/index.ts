@@ -1,6 +1,7 @@
-// Provider-wide settings, read from stack config and the environment: one
-// door for the dynamic provider and for the data sources, which load it only
-// when first called (it brings zod).
+// Provider-wide settings, read from stack config and the environment, for
+// both ways in and for the data sources, which load them only when first
+// called (they bring zod).
 export { DYNAMIC_NS, readSettings } from "./settings";
 export type { ProviderSettings } from "./settings";
 export { ConfigSchema, ProviderInputsSchema } from "./config-schema";
+export { settingProblems } from "./setting-problems";

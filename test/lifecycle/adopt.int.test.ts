@@ -137,9 +137,9 @@ describe("an adopt whose convergence stops part way", () => {
   test("and the glue turns it into the engine's partial result (id and properties, with __provider)", async () => {
     seed(191, { cpu: 2, running: true });
     h.sim.addFault({ kind: "http", op: "setCpu", status: 500, body: "qm set failed", times: 1 });
-    let impl: typeof import("../../provider/resource/provider-impl") | undefined;
+    let impl: typeof import("../../provider/dynamic/provider-impl") | undefined;
     jest.isolateModules(() => {
-      impl = require("../../provider/resource/provider-impl");
+      impl = require("../../provider/dynamic/provider-impl");
     });
     await impl!.configure({
       config: { get: (k: string) => (k === "goPveQemu:endpoint" ? h.endpoint : undefined) },

@@ -37,5 +37,5 @@ test("the package's entry and the provider implementation load the check before 
       .split("\n")
       .find((l) => /^(import|export) /.test(l));
   expect(firstImport("index.ts")).toBe('import "./node-version";');
-  expect(firstImport("resource/provider-impl.ts")).toBe('import "../node-version";');
+  expect(firstImport("dynamic/provider-impl.ts")).toBe('import "../node-version";');
 });

@@ -86,7 +86,7 @@ describe("the packed package in a project of its own", () => {
     );
     expect(outside).toEqual([]);
     expect(tarballFiles).toContain("dist/provider/index.d.ts");
-    expect(tarballFiles).toContain("dist/provider/resource/provider-impl.js");
+    expect(tarballFiles).toContain("dist/provider/dynamic/provider-impl.js");
     expect(tarballFiles).toContain("dist/simulator/index.js");
     const manifest = JSON.parse(
       fs.readFileSync(path.join(project, "node_modules", "go-pve-qemu-pulumi", "package.json"), "utf8"),

@@ -1,9 +1,10 @@
 // The plugin provider's configuration: the identity made once in CheckConfig
 // and kept from the old inputs, never a diff; bad settings named at preview.
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
-import { configProblems } from "../../provider/plugin/config-check";
+import { settingProblems } from "../../provider/settings";
 import { checkConfig, configure as configureWith, diffConfig } from "../../provider/plugin/provider-config";
 import { configure as makeCore } from "../../provider/core";
+import { unwrapSecrets } from "../../provider/plugin/wire-bags";
 
 /** One provider process's core, as the plugin's serve makes it. */
 const core = makeCore({ env: process.env, engineUnknown: "unknown" });
@@ -58,18 +59,22 @@ test("a bad setting fails every call with its key and what is allowed", () => {
 });
 
 test("CheckConfig's failures: every bad value and every unknown key at once, by key", () => {
-  const problems = configProblems({
-    endpoint: "http://127.0.0.1:1",
-    pollIntervalMs: "-5",
-    offline: "perhaps",
-    endpiont: "http://typo",
-    version: "0.1.0",
-    stackIdentity: s("a".repeat(32)),
-  });
+  // As CheckConfig hands them over: secrets unwrapped.
+  const problems = settingProblems(
+    unwrapSecrets({
+      endpoint: "http://127.0.0.1:1",
+      pollIntervalMs: "-5",
+      offline: "perhaps",
+      endpiont: "http://typo",
+      version: "0.1.0",
+      stackIdentity: s("a".repeat(32)),
+    }) as Record<string, unknown>,
+    "gopveqemu",
+  );
   expect(problems.map((p) => p.property).sort()).toEqual(["endpiont", "offline", "pollIntervalMs"]);
   expect(problems.find((p) => p.property === "endpiont")!.reason).toMatch(
     /^gopveqemu:endpiont is not a setting of this provider; allowed endpoint, token, .*pollIntervalMs/,
   );
   expect(problems.find((p) => p.property === "offline")!.reason).toMatch(/expected true or false/);
-  expect(configProblems({ endpoint: "http://127.0.0.1:1", pollIntervalMs: 100 })).toEqual([]);
+  expect(settingProblems({ endpoint: "http://127.0.0.1:1", pollIntervalMs: 100 }, "gopveqemu")).toEqual([]);
 });

@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 const ROOT = path.join(__dirname, "..", "..");
-const IMPL = path.join(ROOT, "dist", "provider", "resource", "provider-impl.js");
+const IMPL = path.join(ROOT, "dist", "provider", "dynamic", "provider-impl.js");
 const NODE = path.join(ROOT, "node_modules", ".bin", "node");
 
 /** Loads the implementation in a fresh process; answers the cache folder it used (or "none") and the files in it. */

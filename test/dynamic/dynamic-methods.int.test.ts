@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { dynamicVmMethods } from "../../provider/calls";
+import { dynamicVmMethods } from "../../provider/dynamic/vm-methods";
 import { configure, type ProviderCore } from "../../provider/core";
 import { ENGINE_UNKNOWN } from "../../provider/engine";
 import { startSimulator, type SimulatorHandle } from "../../simulator";

@@ -9,7 +9,7 @@ import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { configure, type ProviderCore } from "../../provider/core";
 import { ENGINE_UNKNOWN } from "../../provider/engine";
-import { fromSdk } from "../../provider/plugin/grpc-add-service-patch";
+import { fromSdk } from "../../provider/engine";
 import { startPlugin } from "../../provider/plugin/serve";
 
 interface StructType {

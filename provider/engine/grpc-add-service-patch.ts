@@ -2,13 +2,13 @@
 // file. Pulumi's Node.js plugin server (`main` of @pulumi/pulumi/provider)
 // builds its provider service object itself and hands it straight to
 // grpc-js's `Server.prototype.addService`, with no way to answer Configure,
-// CheckConfig or DiffConfig differently (config-rpc.ts says why they must
+// CheckConfig or DiffConfig differently (plugin/config-rpc.ts says why they must
 // be). So `addService` is wrapped, on the SDK's own copy of grpc-js (found
 // from the SDK's folder: a message of another copy is not one the SDK's
 // server can send): when the service added is a provider's, its object goes
 // through `wrap` first. An SDK upgrade that stops going through
 // `addService`, or renames those methods, breaks this: its contract test
-// (test/plugin/grpc-add-service-patch.test.ts) starts the plugin's server
+// (test/engine/grpc-add-service-patch.test.ts) starts the plugin's server
 // in-process and calls Configure and CheckConfig over a real grpc-js client.
 import * as path from "node:path";
 import type * as grpcType from "@grpc/grpc-js";

@@ -6,7 +6,7 @@ import { unknownsOf } from "../../provider/core/unknowns";
 
 const { fromEngine, toEngine } = unknownsOf(unknownValue);
 
-type Impl = typeof import("../../provider/resource/provider-impl");
+type Impl = typeof import("../../provider/dynamic/provider-impl");
 
 test("the two markers differ, and a round trip keeps every value", () => {
   expect(UNKNOWN).not.toBe(unknownValue);
@@ -29,7 +29,7 @@ test("the two markers differ, and a round trip keeps every value", () => {
 test("check at preview: an unknown input is not validated, and goes back to the engine as the engine's marker", async () => {
   let impl: Impl | undefined;
   jest.isolateModules(() => {
-    impl = require("../../provider/resource/provider-impl") as Impl;
+    impl = require("../../provider/dynamic/provider-impl") as Impl;
   });
   await impl!.configure({
     config: { get: (k: string) => (k === "goPveQemu:endpoint" ? "http://127.0.0.1:1" : undefined) },

@@ -15,15 +15,15 @@ import type * as pulumi from "@pulumi/pulumi";
 import { serializeFunction } from "@pulumi/pulumi/runtime/closure/serializeClosure";
 
 const ROOT = path.join(__dirname, "..", "..");
-const DIST_PROVIDER = path.join(ROOT, "dist", "provider", "resource", "serialized-provider.js");
-const DIST_IMPL = path.join(ROOT, "dist", "provider", "resource", "provider-impl.js");
+const DIST_PROVIDER = path.join(ROOT, "dist", "provider", "dynamic", "serialized-provider.js");
+const DIST_IMPL = path.join(ROOT, "dist", "provider", "dynamic", "provider-impl.js");
 const nodeRequire = createRequire(__filename);
 /** The loader the host uses, from where the host has it. */
 const requireFromString = createRequire(nodeRequire.resolve("@pulumi/pulumi/cmd/dynamic-provider/index.js"))(
   "require-from-string",
 ) as (code: string) => unknown;
 const PREVIOUS = fs.readFileSync(path.join(ROOT, "test", "fixtures", "provider", "previous-release.txt"), "utf8");
-const MISSING_PATH = "/nonexistent/gpq-release/dist/provider/resource/provider-impl.js";
+const MISSING_PATH = "/nonexistent/gpq-release/dist/provider/dynamic/provider-impl.js";
 const METHODS = ["check", "diff", "create", "read", "update", "delete"] as const;
 
 type Provider = pulumi.dynamic.ResourceProvider & Record<string, unknown>;

@@ -1,21 +1,18 @@
-// The dynamic provider's implementation, at the module path the serialized
-// provider in every stack's state loads at run time: through the package's
-// "./provider-impl" export, else by the absolute path recorded in state.
-// It makes this process's provider core, the one object that holds the
-// provider's state, when Pulumi's dynamic provider host first loads it; the
-// serialized text calls `attach`. Texts written by earlier releases call
-// other exports by name (earlier-releases.ts), so this path and those names
-// stay. It also fixes what loads first, before anything heavy.
+// The dynamic provider's implementation, at the module path every stored
+// text loads (the package's "./provider-impl" export). It makes this
+// process's provider core when the dynamic provider host first loads it;
+// the stored text calls `attach`, earlier releases' texts call the exports
+// of earlier-releases.ts. It also fixes what loads first.
 // First: the Node.js version is checked before undici loads (it fails obscurely on 20).
 import "../node-version";
 // Then Node's compile cache, before the heavy modules below load.
 import "../compile-cache";
 import type * as pulumi from "@pulumi/pulumi";
-import { configureDynamic, dynamicVmMethods } from "../calls";
+import { configureDynamic, dynamicVmMethods } from "./vm-methods";
 import * as core from "../core";
 import { ENGINE_UNKNOWN, engineLogTransport } from "../engine";
 import { earlierReleaseExports } from "./earlier-releases";
-import { identityMethods } from "./identity-impl";
+import { identityMethods } from "./identity-methods";
 
 /** This process's provider core (the host loads this module once per process). */
 const processCore = core.configure({

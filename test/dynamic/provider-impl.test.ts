@@ -2,7 +2,7 @@
 // and a bad setting failing every later call instead of being bypassed.
 import type * as pulumi from "@pulumi/pulumi";
 
-type Impl = typeof import("../../provider/resource/provider-impl");
+type Impl = typeof import("../../provider/dynamic/provider-impl");
 
 function configRequest(values: Record<string, string>): pulumi.dynamic.ConfigureRequest {
   return { config: { get: (key: string) => values[key] } } as unknown as pulumi.dynamic.ConfigureRequest;
@@ -12,7 +12,7 @@ function configRequest(values: Record<string, string>): pulumi.dynamic.Configure
 function freshImpl(): Impl {
   let impl: Impl | undefined;
   jest.isolateModules(() => {
-    impl = require("../../provider/resource/provider-impl") as Impl;
+    impl = require("../../provider/dynamic/provider-impl") as Impl;
   });
   return impl!;
 }

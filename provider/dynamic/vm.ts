@@ -64,15 +64,11 @@ export class Vm extends pulumi.dynamic.Resource {
 }
 
 /**
- * Declaring a resource makes four promises per property, and Pulumi's SDK
- * gives each one a stack trace (`new Error().stack`, which the program's
- * source-map support formats frame by frame at once) that it reads only to
- * report leaked promises when PULUMI_DEBUG_PROMISE_LEAKS is set. For a Vm's
- * fifteen properties that was most of what a program spends per VM, so the
- * constructor turns stack traces off while it runs, unless that variable is
- * set. The SDK's own record of where the resource was declared (its stack
- * trace and source position in state) is unaffected: it lifts the limit for
- * itself.
+ * Pulumi's SDK gives each of the four promises per property a stack trace
+ * (formatted at once by source-map support) that it reads only when
+ * PULUMI_DEBUG_PROMISE_LEAKS is set: most of what a program spent per VM. So
+ * the constructor turns stack traces off while it runs, unless that is set.
+ * The SDK's record of where the resource was declared lifts the limit itself.
  */
 const KEEP_PROMISE_STACKS = !!process.env.PULUMI_DEBUG_PROMISE_LEAKS;
 

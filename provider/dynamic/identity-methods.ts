@@ -1,7 +1,5 @@
-// The StackIdentity resource's provider methods. That resource only keeps a
-// random value in the stack's state, made once at create and never changed;
-// it asks no server and needs none of a Vm's settings, clients or lifecycle,
-// so it gets methods of its own in the same provider process.
+// The StackIdentity resource's provider methods: a random value made once at
+// create and kept in state; no server, no settings, no lifecycle.
 import type * as pulumi from "@pulumi/pulumi";
 import { newIdentity } from "../core";
 
