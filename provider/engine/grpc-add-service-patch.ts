@@ -6,7 +6,7 @@
 // be). So `addService` is wrapped, on the SDK's own copy of grpc-js (found
 // from the SDK's folder: a message of another copy is not one the SDK's
 // server can send): when the service added is a provider's, its object goes
-// through `wrap` first. An SDK upgrade that stops going through
+// through `wrap` first (it answers Invoke too: plugin/config-rpc.ts). An SDK upgrade that stops going through
 // `addService`, or renames those methods, breaks this: its contract test
 // (test/engine/grpc-add-service-patch.test.ts) starts the plugin's server
 // in-process and calls Configure and CheckConfig over a real grpc-js client.

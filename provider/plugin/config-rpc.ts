@@ -1,13 +1,15 @@
 // Pulumi's Node.js plugin server (@pulumi/pulumi/provider, `main`) answers
 // Configure without reading its request, and CheckConfig and DiffConfig as
 // unimplemented, so neither `pulumi config set gopveqemu:*` nor an explicit
-// provider's arguments would reach the provider. Those three calls are
+// provider's arguments would reach the provider; and its Invoke drops the
+// request's `preview`, which an offline preview needs. Those four calls are
 // answered here instead; every other call stays the SDK's. How they reach
 // the SDK's server object is engine/grpc-add-service-patch.ts.
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { Bag, ProviderCore } from "../core";
 import { fromSdk } from "../engine";
 import { settingProblems } from "../settings";
+import { invoke } from "./functions";
 import { PACKAGE, checkConfig, configure, diffConfig } from "./provider-config";
 import { unwrapSecrets } from "./wire-bags";
 
@@ -26,7 +28,7 @@ function bagOf(s: StructType | undefined): Bag {
   return (s?.toJavaScript() ?? {}) as Bag;
 }
 
-/** The three config calls, over the SDK's server object (the others reach it through the prototype). */
+/** The config calls and Invoke, over the SDK's server object (the others reach it through the prototype). */
 export function withConfigCalls(core: ProviderCore, sdkImpl: object): object {
   const impl = sdkImpl as Impl;
   const own = Object.create(impl) as Impl;
@@ -62,6 +64,17 @@ export function withConfigCalls(core: ProviderCore, sdkImpl: object): object {
     } catch (err) {
       cb(err);
     }
+  };
+  own.invoke = (call: Call<provproto.InvokeRequest>, cb: Callback) => {
+    const req = call.request;
+    invoke(core, req.getTok(), bagOf(req.getArgs()), req.getPreview()).then(
+      ({ outputs }) => {
+        const resp = new provproto.InvokeResponse();
+        resp.setReturn(Struct.fromJavaScript(outputs) as never);
+        cb(null, resp);
+      },
+      (err: unknown) => cb(err),
+    );
   };
   own.configure = (call: Call<provproto.ConfigureRequest>, cb: Callback) => {
     try {

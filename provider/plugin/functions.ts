@@ -1,6 +1,6 @@
-// The plugin's functions: getNodes and getVms, the same reading of the
-// cluster as the Node.js data sources (provider/data), through the core's
-// clients and snapshots, answered with the provider's own configuration.
+// The plugin's getNodes and getVms: the core's reading of the cluster. At an
+// offline preview they answer empty lists, and say so: the engine takes no
+// unknown value from a plugin's function, as the Node.js ones give then.
 import type { ProviderCore } from "../core";
 import type { ConnectionInput } from "../lifecycle";
 import { PACKAGE } from "./provider-config";
@@ -16,6 +16,7 @@ export async function invoke(
   core: ProviderCore,
   token: string,
   inputs: unknown,
+  preview: boolean,
 ): Promise<{ outputs: Record<string, unknown> }> {
   const what = FUNCTIONS[token];
   if (what === undefined) {
@@ -24,9 +25,11 @@ export async function invoke(
   const name = token.split(":").pop();
   const args = (unwrapSecrets(inputs) ?? {}) as { connection?: ConnectionInput };
   try {
-    // An invoke does not say whether it is a preview: the server is asked.
-    const cluster = await core.clusters.read(args.connection, false);
-    return { outputs: { [what]: cluster![what] } };
+    const cluster = await core.clusters.read(args.connection, preview);
+    if (cluster !== undefined) return { outputs: { [what]: cluster[what] } };
+    core.log.reporter("").warn(`${name}: offline preview: an empty list until \`pulumi up\` reads the server`);
+    await core.log.flush("");
+    return { outputs: { [what]: [] } };
   } catch (err) {
     throw new Error(`${name}: ${(err as Error).message}`, { cause: err });
   }

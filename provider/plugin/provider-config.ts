@@ -1,15 +1,11 @@
 // The resource plugin's configuration: `pulumi config set gopveqemu:endpoint`,
-// a secret `gopveqemu:token`, or an explicit provider's arguments
-// (`new gopveqemu.Provider("b", { endpoint })`), one provider process each.
-// The keys are the dynamic door's `goPveQemu:*` keys under the package's name.
-//
-// The provider's inputs also carry the stack's identity on this door: a
-// generated SDK cannot declare a hidden resource for the user as the dynamic
-// door's Vm does (StackIdentity), so CheckConfig makes the identity once and
-// keeps it from the provider's old inputs ever after. The engine records a
-// provider's inputs in state before any resource of it is created, so the
-// identity survives a killed deployment, and two backends with the same
-// project and stack names still get two identities.
+// a secret `gopveqemu:token`, or an explicit provider's arguments, one
+// provider process each; the keys are the dynamic provider's `goPveQemu:*`.
+// The provider's inputs also carry the stack's identity: a generated SDK
+// cannot declare a hidden resource as the dynamic provider's Vm does, so
+// CheckConfig makes it once and keeps it from the old inputs ever after (the
+// engine records a provider's inputs before any of its resources is made, so
+// it survives a killed deployment; two backends' same-named stacks differ).
 import { newIdentity, type Bag, type ProviderCore } from "../core";
 import { secret, unwrapSecrets } from "./wire-bags";
 

@@ -8,21 +8,16 @@ import * as core from "../core";
 import { ENGINE_UNKNOWN, engineLogTransport, patchAddService } from "../engine";
 import { packageSchema } from "../package-schema";
 import { withConfigCalls } from "./config-rpc";
-import { invoke } from "./functions";
 import { PACKAGE } from "./provider-config";
 import { vmMethods as vmProviderMethods } from "./vm-provider";
 
 const VM_TYPE = `${PACKAGE}:index:Vm`;
 
 /** The package's folder: package.json beside dist/ (or beside provider/ when run from source). */
-function packageRoot(): string {
-  let dir = __dirname;
-  while (!fs.existsSync(path.join(dir, "package.json"))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error(`no package.json above ${__dirname}`);
-    dir = up;
-  }
-  return dir;
+function packageRoot(dir = __dirname): string {
+  if (fs.existsSync(path.join(dir, "package.json"))) return dir;
+  if (path.dirname(dir) === dir) throw new Error(`no package.json above ${__dirname}`);
+  return packageRoot(path.dirname(dir));
 }
 
 /** Only a Vm is a resource of this provider: any other type is the engine's mistake, said as such. */
@@ -68,12 +63,11 @@ export async function startPlugin(processCore: core.ProviderCore, args: string[]
     read: forVm(vmMethods.read, 1),
     update: forVm(vmMethods.update, 1),
     delete: forVm(vmMethods.delete, 1),
-    invoke: (token, inputs) => invoke(processCore, token, inputs),
     // The engine's Cancel (one Ctrl-C): installs in flight stop waiting and answer with what exists.
     cancel: async () => watch?.cancel("the deployment was cancelled (Ctrl-C, or the engine's Cancel)"),
   };
-  // The SDK's server answers Configure, CheckConfig and DiffConfig itself, wrongly: the provider object
-  // handed to grpc-js gets this provider's own three in front (grpc-add-service-patch.ts says how and why).
+  // The SDK's server answers Configure, CheckConfig, DiffConfig and Invoke itself, wrongly: the provider object
+  // handed to grpc-js gets this provider's own four in front (grpc-add-service-patch.ts says how and why).
   patchAddService((impl) => withConfigCalls(processCore, impl));
   await main(provider, args);
 }

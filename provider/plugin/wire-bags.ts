@@ -1,10 +1,7 @@
-// What crosses the resource plugin's wire and the dynamic provider's does
-// not: Pulumi's plugin server hands a provider the engine's property values
-// as they are, so a secret is an object with Pulumi's signature key, where
-// the dynamic provider's host has unwrapped secrets before any call. This
-// turns the plugin's values into the core's plain bags (secrets unwrapped,
-// the stack's identity a VM's inputs keep taken apart) and marks the
-// answers' secrets again, so the engine keeps them encrypted in state.
+// The plugin's wire values: a secret is an object with Pulumi's signature
+// key (the dynamic provider's host unwraps them before any call). Taken to
+// the core's plain bags (secrets off, the stack's identity apart), and the
+// answers' secrets marked again, so the engine keeps them encrypted.
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import type { Bag } from "../core";
 import { IDENTITY_KEY, PROVIDER_KEY, SECRET_INPUTS, SECRET_OUTPUTS, URN_KEY, carriesCredentials } from "../engine";

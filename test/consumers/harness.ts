@@ -15,7 +15,8 @@ import * as path from "node:path";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
 import { engineEnv, ROOT } from "../../scripts/engine-env";
 
-export type Op = "up" | "preview" | "refresh" | "destroy";
+/** `preview` as a CI check (`--expect-no-changes`), `plan` the preview of what will change. */
+export type Op = "up" | "preview" | "plan" | "refresh" | "destroy";
 
 export interface Run {
   code: number | null;
@@ -75,6 +76,7 @@ export function ensureConsumer(part: "yaml" | "python" | "python-sdk" | "go"): s
 export function cliArgs(op: Op): string[] {
   const common = ["--non-interactive", "--stack", STACK];
   if (op === "preview") return ["preview", "--expect-no-changes", "--diff", ...common];
+  if (op === "plan") return ["preview", "--diff", ...common];
   return [op, "--yes", "--skip-preview", ...common];
 }
 
