@@ -48,6 +48,26 @@ describe("the README's commands", () => {
     expect(readme.split("\n").length).toBeLessThanOrEqual(450);
   });
 
+  it("has a first program for every language within its first 100 lines", () => {
+    /** Each fenced block: its language, its text, and the line of its closing fence. */
+    const blocks = [...readme.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map((m) => ({
+      lang: m[1],
+      code: m[2]!,
+      endLine: readme.slice(0, m.index + m[0].length).split("\n").length,
+    }));
+    const firstProgram = (lang: string, marker: string) =>
+      blocks.find((b) => b.lang === lang && b.code.includes(marker))?.endLine ?? Infinity;
+    const ends = {
+      dynamic: firstProgram("ts", 'from "go-pve-qemu-pulumi"'),
+      yaml: firstProgram("yaml", "gopveqemu:Vm"),
+      typescriptSdk: firstProgram("ts", 'from "@go-pve-qemu/pulumi"'),
+      python: firstProgram("python", "gopveqemu.Vm("),
+      go: firstProgram("go", "gopveqemu.NewVm("),
+    };
+    const late = Object.entries(ends).filter(([, line]) => line > 100);
+    expect(late).toEqual([]);
+  });
+
   it("the snippet for running the engine by hand works where nothing was run before", async () => {
     const engineDoc = fs.readFileSync(path.join(ROOT, "docs", "engine.md"), "utf8");
     const snippet = shBlocks(engineDoc).find((b) => b.includes("pulumi stack ls"));
