@@ -13,6 +13,8 @@ export function readmeStarter(): Record<string, string> {
   const files: Record<string, string> = {};
   for (const m of section.matchAll(/`([\w-]+\.[\w.]+)`(?: \([^)]*\))?:\n\n```\w+\n([\s\S]*?)```/g))
     files[m[1]!] = m[2]!;
+  // A block that names its file in its first line (`// index.ts`).
+  for (const m of section.matchAll(/```\w+\n\/\/ ([\w-]+\.\w+)\n([\s\S]*?)```/g)) files[m[1]!] = `// ${m[1]}\n${m[2]!}`;
   return files;
 }
 
