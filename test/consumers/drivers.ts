@@ -10,13 +10,15 @@ import { cliArgs, ensureConsumer, type Driver } from "./harness";
 const PROGRAMS = path.join(ROOT, "test", "consumers");
 
 /** A Pulumi YAML program; the YAML language host is built from github.com/pulumi/pulumi-yaml. */
+/** `program`: a folder of test/consumers holding a Pulumi.yaml, or an absolute path to one. */
 export function yamlDriver(program = "yaml"): Driver {
   const hostDir = ensureConsumer("yaml");
+  const file = path.resolve(PROGRAMS, program, "Pulumi.yaml");
   return {
-    project: `consumer-${program}`,
+    project: /^name: (\S+)$/m.exec(fs.readFileSync(file, "utf8"))![1]!,
     configVia: "cli",
     prepare: (workDir) => {
-      fs.copyFileSync(path.join(PROGRAMS, program, "Pulumi.yaml"), path.join(workDir, "Pulumi.yaml"));
+      fs.copyFileSync(file, path.join(workDir, "Pulumi.yaml"));
       return [hostDir];
     },
     command: (op) => ({ cmd: "pulumi", args: cliArgs(op) }),
@@ -68,13 +70,13 @@ export function typescriptDriver(): Driver {
  * A Python Automation API inline program, in a venv with the pulumi SDK from
  * PyPI, and the generated SDK (sdk/python) installed by pip into a folder of its own.
  */
-export function pythonDriver(): Driver {
+export function pythonDriver(programFile?: string): Driver {
   const python = ensureConsumer("python");
   const sdk = ensureConsumer("python-sdk");
   return {
     project: "consumer-python",
     configVia: "env",
-    env: { PYTHONPATH: sdk, PYTHONDONTWRITEBYTECODE: "1" },
+    env: { PYTHONPATH: sdk, PYTHONDONTWRITEBYTECODE: "1", ...(programFile ? { CONSUMER_PROGRAM: programFile } : {}) },
     prepare: () => [],
     command: (op) => ({ cmd: python, args: [path.join(PROGRAMS, "python", "main.py"), op] }),
   };

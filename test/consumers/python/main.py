@@ -5,7 +5,9 @@ One Vm, its cpu from the stack's config. Runs one operation per invocation:
     python main.py up|preview|refresh|destroy
 
 in the folder that becomes the stack's workspace, with the stack's name in
-CONSUMER_STACK and its configuration in CONSUMER_CONFIG (a JSON object: a
+CONSUMER_STACK and its configuration in CONSUMER_CONFIG; with CONSUMER_PROGRAM
+(a file of Python), that file is the program instead (a program as a user
+writes it, the README's) (a JSON object: a
 string, or {"secret": value} for a secret). The engine's output goes to stdout as it comes; a failed
 operation prints the engine's error and exits 1. The Python SDK serves the
 program in-process, so no Python language host is needed.
@@ -13,6 +15,7 @@ program in-process, so no Python language host is needed.
 
 import json
 import os
+import runpy
 import sys
 
 import pulumi
@@ -34,6 +37,10 @@ def program() -> None:
     pulumi.export("cpu", web.cpu)
 
 
+def program_file() -> None:
+    runpy.run_path(os.environ["CONSUMER_PROGRAM"], run_name="__main__")
+
+
 def echo(line: str) -> None:
     print(line, flush=True)
 
@@ -46,7 +53,7 @@ def main(op: str) -> int:
     stack = auto.create_or_select_stack(
         stack_name=os.environ["CONSUMER_STACK"],
         project_name="consumer-python",
-        program=program,
+        program=program_file if os.environ.get("CONSUMER_PROGRAM") else program,
         opts=auto.LocalWorkspaceOptions(work_dir=os.getcwd()),
     )
     config = json.loads(os.environ.get("CONSUMER_CONFIG", "{}"))
