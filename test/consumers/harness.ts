@@ -57,6 +57,8 @@ export interface Consumer {
   stateText(): string;
   setConfig(config: StackConfig): Promise<void>;
   run(op: Op): Promise<Run>;
+  /** `pulumi <args>` in the program's folder and environment (a CLI driver's stack). */
+  pulumi(args: string[]): Promise<Run>;
   /** One operation started, for a test that signals it (a Ctrl-C is SIGINT to its process group). */
   start(op: Op): { pid: number; done: Promise<Run> };
   /** The Vm resources of the stack's last checkpoint. */
@@ -80,9 +82,20 @@ export function cliArgs(op: Op): string[] {
   return [op, "--yes", "--skip-preview", ...common];
 }
 
-export async function newConsumer(driver: Driver, opts: { speed?: number } = {}): Promise<Consumer> {
-  const sim = await startSimulator({ speed: opts.speed ?? 2000 });
-  const front = await passThrough(sim.url);
+/** `port`: the endpoint's (a state written against that port); `stateFile`: the simulator's VMs; `passphrase`: the stack's. */
+export interface ConsumerOptions {
+  speed?: number;
+  port?: number;
+  stateFile?: string;
+  passphrase?: string;
+}
+
+export async function newConsumer(driver: Driver, opts: ConsumerOptions = {}): Promise<Consumer> {
+  const sim = await startSimulator({
+    speed: opts.speed ?? 2000,
+    ...(opts.stateFile ? { stateFile: opts.stateFile } : {}),
+  });
+  const front = await passThrough(sim.url, opts.port);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `gpq-${driver.project}-`));
   const backendDir = path.join(scratch, "backend");
   fs.mkdirSync(backendDir);
@@ -91,7 +104,11 @@ export async function newConsumer(driver: Driver, opts: { speed?: number } = {})
   fs.mkdirSync(WORK, { recursive: true });
   const workDir = fs.mkdtempSync(path.join(WORK, `${driver.project}-`));
   const extraPath = driver.prepare(workDir);
-  const base = engineEnv({ backendDir, homeDir: path.join(scratch, "home"), passphrase: "consumers" });
+  const base = engineEnv({
+    backendDir,
+    homeDir: path.join(scratch, "home"),
+    passphrase: opts.passphrase ?? "consumers",
+  });
   const env: Record<string, string | undefined> = {
     ...process.env,
     ...base,
@@ -161,6 +178,7 @@ export async function newConsumer(driver: Driver, opts: { speed?: number } = {})
       const { cmd, args } = driver.command(op, workDir);
       return started(cmd, args);
     },
+    pulumi: (args) => spawned("pulumi", args),
     vms: () => {
       if (!fs.existsSync(stateFile)) return [];
       const checkpoint = JSON.parse(fs.readFileSync(stateFile, "utf8")) as {
@@ -186,6 +204,7 @@ export async function newConsumer(driver: Driver, opts: { speed?: number } = {})
  */
 async function passThrough(
   target: string,
+  port = 0,
 ): Promise<{ url: string; authorizations: Set<string>; close(): Promise<void> }> {
   const authorizations = new Set<string>();
   const server = http.createServer((req, res) => {
@@ -203,10 +222,9 @@ async function passThrough(
     res.on("close", () => upstream.destroy());
     req.pipe(upstream);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, "127.0.0.1", resolve));
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     authorizations,
     close: () =>
       new Promise((resolve) => {
