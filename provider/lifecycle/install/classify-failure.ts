@@ -12,8 +12,8 @@ import {
   isRecoverableSshKeyError,
 } from "../../client";
 import type { AnswerBody, VmEntry, InstallFacts, Phase } from "../../client";
-import type { Failure } from "./failure-rules";
-import type { FollowMemory } from "./lost-rules";
+import type { Failure } from "./rules";
+import type { FollowMemory } from "./rules";
 import { LOSS_TEXT, errorText } from "../core";
 import type { InstallJob } from "./record";
 import { realName } from "../model";

@@ -19,7 +19,7 @@
 import type { VmEntry, InstallFacts, Phase } from "../../client";
 import { clockOf, openBoundsOf, timingOf, duration, vmLabel, poll } from "../core";
 import { sincePhase, sinceStart, timelineOf } from "./timeline";
-import type { FollowMemory, Verdict } from "./lost-rules";
+import type { FollowMemory, Verdict } from "./rules";
 import { InstallWatch, type Followed } from "./install-watch";
 import type { LostInstall } from "../model";
 import { CODES, LifecycleError, realName } from "../model";

@@ -21,8 +21,8 @@ import type { LifecycleContext } from "../core";
 import { RUNNING, exists } from "../observe";
 import type { Look, Sight } from "../observe";
 import type { LostInstall } from "../model";
-import { decideLost, phaseShown, remember } from "./lost-rules";
-import type { FollowMemory, Verdict } from "./lost-rules";
+import { decideLost, phaseShown, remember } from "./rules";
+import type { FollowMemory, Verdict } from "./rules";
 import { advance, stoppedGrace } from "./timeline";
 import { powerTurn } from "./power-watch";
 

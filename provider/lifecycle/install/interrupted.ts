@@ -7,7 +7,7 @@
 // phase the VM shows now and from when its install began (the evidence says
 // when): a VM whose install began long ago is settled at once.
 import type { InstallFacts } from "../../client";
-import { phaseShown } from "./lost-rules";
+import { phaseShown } from "./rules";
 import { follow } from "./follow";
 import type { Own } from "./identity";
 import type { JournalEntry } from "../model";

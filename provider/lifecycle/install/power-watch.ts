@@ -17,8 +17,8 @@ import type { Phase } from "../../client";
 import type { InstallJob } from "./record";
 import type { LifecycleContext } from "../core";
 import { RUNNING } from "../observe";
-import { remember } from "./lost-rules";
-import type { FollowMemory } from "./lost-rules";
+import { remember } from "./rules";
+import type { FollowMemory } from "./rules";
 
 /** Waits for this server's next turn to read a VM's power, and takes it (the process's one pace per server). */
 export function powerTurn(key: string, ctx: LifecycleContext): Promise<void> {

@@ -8,7 +8,7 @@
 import { clockOf, openBoundsOf } from "../core";
 import type { LifecycleContext } from "../core";
 import { lookOf } from "../observe";
-import { settled } from "./lost-rules";
+import { settled } from "./rules";
 import { underBounds } from "./timeline";
 import type { Observation } from "../observe";
 import type { LostInstall, VmState } from "../model";

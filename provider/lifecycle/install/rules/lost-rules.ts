@@ -7,12 +7,12 @@
 // its one reboot (which comes only after the SSH initialisation succeeded).
 // Where the outcome cannot be known in time, the VM is recorded as
 // unconfirmed with its timeline, and the next refresh or up settles it.
-import { phaseIndex } from "../../client";
-import type { Phase } from "../../client";
-import { duration } from "../core";
-import { exists, runs } from "../observe";
-import type { Look } from "../observe";
-import type { LostInstall, VmState } from "../model";
+import { phaseIndex } from "../../../client";
+import type { Phase } from "../../../client";
+import { duration } from "../../core";
+import { exists, runs } from "../../observe";
+import type { Look } from "../../observe";
+import type { LostInstall, VmState } from "../../model";
 import { restartVerdict } from "./restart-rules";
 
 /** The phase the server has reached at least, by what the VM shows. */

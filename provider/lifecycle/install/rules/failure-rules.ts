@@ -4,7 +4,7 @@
 // gateway's page, a reset or a timeout is not, and a stream that never began
 // means the install never began (the server sends its headers before any
 // work).
-import type { Look } from "../observe";
+import type { Look } from "../../observe";
 import type { Verdict } from "./lost-rules";
 
 /** How the install call failed, classified (`classify`). */

@@ -6,10 +6,10 @@
 // server answered anything: InstallWatch); behind a proxy the refusal is the
 // proxy's, and a server's restart shows as 5xx answers, which are no
 // evidence.
-import { phaseIndex } from "../../client";
-import { exists } from "../observe";
-import type { Look } from "../observe";
-import type { LostInstall } from "../model";
+import { phaseIndex } from "../../../client";
+import { exists } from "../../observe";
+import type { Look } from "../../observe";
+import type { LostInstall } from "../../model";
 
 /** What a restart settles: a plain failure (nothing made), or a VM kept as a failed install. */
 export type RestartVerdict = { kind: "failed"; why: string } | { kind: "partial"; installState: "failed"; why: string };

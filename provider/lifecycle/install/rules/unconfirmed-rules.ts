@@ -16,8 +16,8 @@
 //
 // Absence is evidence only after the window: a VM not listed while the
 // server may still create it is an install still running, never "gone".
-import type { Look } from "../observe";
-import type { LostInstall, VmState } from "../model";
+import type { Look } from "../../observe";
+import type { LostInstall, VmState } from "../../model";
 import { settled, type Settled } from "./lost-rules";
 
 export type UnconfirmedPlan =
