@@ -15,7 +15,7 @@ import type { AnswerBody, VmEntry, InstallFacts, Phase } from "../../client";
 import type { Failure } from "./rules";
 import type { FollowMemory } from "./rules";
 import { LOSS_TEXT, errorText } from "../core";
-import type { InstallJob } from "./record";
+import type { InstallJob } from "./job";
 import { realName } from "../model";
 
 /** What the install had shown when it failed. */

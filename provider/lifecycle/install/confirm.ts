@@ -5,7 +5,7 @@ import { timingOf, duration, vmLabel, poll, errorText } from "../core";
 import { CODES, LifecycleError } from "../model";
 import { observe, powerWord } from "../observe";
 import { failWithVm, finishCreate } from "./record";
-import type { CreateResult, InstallJob } from "./record";
+import type { CreateResult, InstallJob } from "./job";
 
 export async function confirm(job: InstallJob, facts: InstallFacts & { vmid: number }): Promise<CreateResult> {
   const { ctx, client } = job;

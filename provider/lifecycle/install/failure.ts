@@ -17,7 +17,8 @@ import type { Sight } from "../observe";
 import { failWithVm } from "./record";
 import { sendsNode } from "./install-run";
 import { localNodeRefused } from "./local-node";
-import type { CreateResult, InstallJob, Sighting } from "./record";
+import type { CreateResult, InstallJob } from "./job";
+import type { Sighting } from "./record";
 import type { InstallTicket } from "../core";
 
 /** A retry is safe only when nothing of the install was created; `advice` is for when the retry fails too. */

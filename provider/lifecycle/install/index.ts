@@ -12,7 +12,7 @@ export { sameNameOf } from "./new-vm";
 export { InstallWatch } from "./install-watch";
 export type { Followed } from "./install-watch";
 export type { Verdict } from "./rules";
-export type { CreateResult, InstallJob } from "./record";
+export type { CreateResult, InstallJob } from "./job";
 export { settleTime, settleUnconfirmed, withTimeline } from "./settle";
 export { planUnconfirmed } from "./rules";
 export type { UnconfirmedPlan } from "./rules";

@@ -8,7 +8,7 @@ import { clockOf, installProgress } from "../core";
 import { StreamPower } from "./power-watch";
 import type { Progress } from "./classify-failure";
 import { SERVER_DEFAULTS, dropUndefined } from "../model";
-import type { InstallJob } from "./record";
+import type { InstallJob } from "./job";
 import type { InstallTicket } from "../core";
 
 /** Proxmox's refusal of a migration to the node the VM is on, in `qm migrate`'s output. */

@@ -13,7 +13,7 @@ import type { Own } from "./identity";
 import type { JournalEntry } from "../model";
 import { vmLabel } from "../core";
 import { lookOf, observe } from "../observe";
-import type { CreateResult, InstallJob } from "./record";
+import type { CreateResult, InstallJob } from "./job";
 import { nameFromVmName } from "../model";
 import type { InstallTicket } from "../core";
 

@@ -9,7 +9,7 @@
 import { destroyVm } from "../delete";
 import { errorText, vmLabel } from "../core";
 import { realName } from "../model";
-import type { InstallJob } from "./record";
+import type { InstallJob } from "./job";
 
 interface Again {
   kind: "retry";

@@ -14,7 +14,7 @@ import type { GoPveQemuApi } from "../../client";
 import { clockOf, timingOf } from "../core";
 import { phaseIndex } from "../../client";
 import type { Phase } from "../../client";
-import type { InstallJob } from "./record";
+import type { InstallJob } from "./job";
 import type { LifecycleContext } from "../core";
 import { RUNNING } from "../observe";
 import { remember } from "./rules";

@@ -2,9 +2,8 @@
 // a state true to it (success), a partial create, or a destroyed VM with a
 // plain error (destroyOnCreateFailure). Shared by create (the confirmed
 // path and stream failures) and follow (the followed path).
-import type { GoPveQemuApi, InstallRequest, VmEntry, InstallFacts } from "../../client";
-import type { LostInstall, ResolvedConnection, VmInputs, VmState } from "../model";
-import type { LifecycleContext, Redactor } from "../core";
+import type { VmEntry, InstallFacts } from "../../client";
+import type { LostInstall, VmInputs, VmState } from "../model";
 import { destroyVm } from "../delete";
 import {
   CODES,
@@ -21,38 +20,7 @@ import { diskFromList, memoryFromList, RUNNING, isDisabled, powerWord } from "..
 import type { Observation } from "../observe";
 import { shutdownAndWait } from "../power";
 import { settleTime } from "./settle";
-
-export interface CreateResult {
-  id: string;
-  state: VmState;
-}
-
-/** Everything one create needs, built once. */
-export interface InstallJob {
-  inputs: VmInputs;
-  conn: ResolvedConnection;
-  client: GoPveQemuApi;
-  /** undefined when not known (an interrupted create's generated password) */
-  password?: string;
-  passwordGenerated: boolean;
-  redact: Redactor;
-  ctx: LifecycleContext;
-  request: InstallRequest;
-  /** endpoint key for the VMID gate */
-  key: string;
-  /** the name the install sends: the user's, this stack's marked name (stackName), or none */
-  name?: string;
-  /** `name` carries this stack's mark for this resource: a VM with it can only be this resource's */
-  marked: boolean;
-  /** the stack's identity, when the program declared it (the StackIdentity resource) */
-  identity?: string;
-  /** when this attempt's install began (ms, the lifecycle's clock) */
-  startedAt: number;
-  /** the server's own node, when known: an install there names no node (sendsNode) */
-  serverNode?: string;
-  /** an unmarked name with the VMID the server's to pick: what can tell its new VM from others' (sameNameOf) */
-  sameName?: { before: VmEntry[]; contested(): boolean };
-}
+import type { CreateResult, InstallJob } from "./job";
 
 /**
  * What is known of the VM at some moment, for its state: the stream's facts,
