@@ -11,23 +11,12 @@ import {
   STEP,
   isRecoverableSshKeyError,
 } from "../../client";
-import type { AnswerBody, VmEntry, InstallFacts, Phase } from "../../client";
+import type { AnswerBody, VmEntry } from "../../client";
 import type { Failure } from "./rules";
-import type { FollowMemory } from "./rules";
 import { LOSS_TEXT, errorText } from "../core";
 import type { InstallJob } from "./job";
+import type { Progress } from "./run";
 import { realName } from "../model";
-
-/** What the install had shown when it failed. */
-export interface Progress {
-  facts: InstallFacts;
-  step: string;
-  phase: Phase;
-  /** the migration the install named was refused: its `node` is the server's own */
-  localNodeRefused?: boolean;
-  /** what the VM's power showed while its stream was read (from SSH initialization on), for the follow */
-  watched?: FollowMemory;
-}
 
 /** How the install call failed, in the decision table's terms (pure but for the one list on a broken connection). */
 export async function classify(

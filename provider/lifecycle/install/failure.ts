@@ -4,7 +4,7 @@
 import { HttpStatusError, OperationFailedError, UNNAMED_PHASE } from "../../client";
 import type { InstallFacts } from "../../client";
 import { classify, streamLoss } from "./classify-failure";
-import type { Progress } from "./classify-failure";
+import type { Progress } from "./run";
 import { clockOf, openBoundsOf, vmLabel, errorText, safeCause } from "../core";
 import { decideFailure } from "./rules";
 import { sinceStart, timelineOf } from "./timeline";
@@ -15,7 +15,7 @@ import { follow } from "./follow";
 import { lookAt } from "../observe";
 import type { Sight } from "../observe";
 import { failWithVm } from "./record";
-import { sendsNode } from "./install-run";
+import { sendsNode } from "./run";
 import { localNodeRefused } from "./local-node";
 import type { CreateResult, InstallJob } from "./job";
 import type { Sighting } from "./record";

@@ -31,7 +31,7 @@ import type { Sighting } from "./record";
 import type { Observation } from "../observe";
 import type { InstallTicket } from "../core";
 import { newVmOf } from "./new-vm";
-import { sendsNode } from "./install-run";
+import { sendsNode } from "./run";
 
 /** Where the stream left the install. */
 export interface LostAt {

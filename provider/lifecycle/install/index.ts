@@ -5,7 +5,7 @@ export { confirm } from "./confirm";
 export { handleInstallFailure } from "./failure";
 export type { Attempt } from "./failure";
 export { beforeInstall, claimOf } from "./identity";
-export { installRequest, journalInstall, runInstall } from "./install-run";
+export { installRequest, journalInstall, runInstall } from "./run";
 export { awaitPending, takeOver } from "./interrupted";
 export { removeLeftovers, sweepLeftovers } from "./leftovers";
 export { sameNameOf } from "./new-vm";

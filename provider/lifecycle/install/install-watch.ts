@@ -24,7 +24,7 @@ import type { LostInstall } from "../model";
 import { decideLost, phaseShown, remember } from "./rules";
 import type { FollowMemory, Verdict } from "./rules";
 import { advance, stoppedGrace } from "./timeline";
-import { powerTurn } from "./power-watch";
+import { powerTurn } from "./run";
 
 /** What is followed: the VM's VMID once known, and a full look at it. */
 export interface Followed {
