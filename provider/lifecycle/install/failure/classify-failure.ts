@@ -10,13 +10,13 @@ import {
   ResponseShapeError,
   STEP,
   isRecoverableSshKeyError,
-} from "../../client";
-import type { AnswerBody, VmEntry } from "../../client";
-import type { Failure } from "./rules";
-import { LOSS_TEXT, errorText } from "../core";
-import type { InstallJob } from "./job";
-import type { Progress } from "./run";
-import { realName } from "../model";
+} from "../../../client";
+import type { AnswerBody, VmEntry } from "../../../client";
+import type { Failure } from "../rules";
+import { LOSS_TEXT, errorText } from "../../core";
+import type { InstallJob } from "../job";
+import type { Progress } from "../run";
+import { realName } from "../../model";
 
 /** How the install call failed, in the decision table's terms (pure but for the one list on a broken connection). */
 export async function classify(

@@ -1,25 +1,25 @@
 // The install call failed: classify how, observe the server where that
 // matters, decide, and record: retry, follow the install, keep the VM in
 // state (partial), or a plain error.
-import { HttpStatusError, OperationFailedError, UNNAMED_PHASE } from "../../client";
-import type { InstallFacts } from "../../client";
+import { HttpStatusError, OperationFailedError, UNNAMED_PHASE } from "../../../client";
+import type { InstallFacts } from "../../../client";
 import { classify, streamLoss } from "./classify-failure";
-import type { Progress } from "./run";
-import { clockOf, openBoundsOf, vmLabel, errorText, safeCause } from "../core";
-import { decideFailure } from "./rules";
-import { sinceStart, timelineOf } from "./timeline";
-import type { Failure, FailureVerdict } from "./rules";
-import { CODES, LifecycleError, dropUndefined, realName } from "../model";
-import type { ErrorCode, LostInstall } from "../model";
-import { follow } from "./follow";
-import { lookAt } from "../observe";
-import type { Sight } from "../observe";
-import { failWithVm } from "./record";
-import { sendsNode } from "./run";
+import type { Progress } from "../run";
+import { clockOf, openBoundsOf, vmLabel, errorText, safeCause } from "../../core";
+import { decideFailure } from "../rules";
+import { sinceStart, timelineOf } from "../timeline";
+import type { Failure, FailureVerdict } from "../rules";
+import { CODES, LifecycleError, dropUndefined, realName } from "../../model";
+import type { ErrorCode, LostInstall } from "../../model";
+import { follow } from "../follow";
+import { lookAt } from "../../observe";
+import type { Sight } from "../../observe";
+import { failWithVm } from "../record";
+import { sendsNode } from "../run";
 import { localNodeRefused } from "./local-node";
-import type { CreateResult, InstallJob } from "./job";
-import type { Sighting } from "./record";
-import type { InstallTicket } from "../core";
+import type { CreateResult, InstallJob } from "../job";
+import type { Sighting } from "../record";
+import type { InstallTicket } from "../../core";
 
 /** A retry is safe only when nothing of the install was created; `advice` is for when the retry fails too. */
 export type Attempt =
