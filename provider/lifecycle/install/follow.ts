@@ -27,7 +27,7 @@ import { exists, lookAt, unreadable } from "../observe";
 import type { Sight } from "../observe";
 import { failWithVm, finishCreate, recordUnconfirmed } from "./record";
 import type { CreateResult, InstallJob } from "./job";
-import type { Sighting } from "./record";
+import type { StateBasis } from "./record";
 import type { Observation } from "../observe";
 import type { InstallTicket } from "../core";
 import { newVmOf } from "./new-vm";
@@ -173,8 +173,8 @@ class Watch implements Followed {
     };
   }
 
-  sighting(): Sighting {
-    return { facts: { ...this.at.facts, vmid: this.vmid() }, seen: this.observation };
+  basis(): StateBasis {
+    return { facts: { ...this.at.facts, vmid: this.vmid() }, observation: this.observation };
   }
 
   /** Its list entry, when the last observation found it under its name. */
@@ -194,14 +194,14 @@ async function record(job: InstallJob, at: LostAt, watch: Watch, v: Verdict, t: 
           `VM ${label}: ${v.why}; its completion was not seen (the stream was lost), so it is recorded as installed`,
         );
       }
-      return finishCreate(job, watch.sighting(), true);
+      return finishCreate(job, watch.basis(), true);
     case "partial":
       if (v.installState === "unconfirmed" && !job.ctx.signal?.aborted) {
-        return recordUnconfirmed(job, watch.sighting(), t, `${stream}: ${v.why}`);
+        return recordUnconfirmed(job, watch.basis(), t, `${stream}: ${v.why}`);
       }
       return failWithVm(
         job,
-        watch.sighting(),
+        watch.basis(),
         [
           `lost the install stream of VM ${label} at ${t.step ? `step "${t.step}"` : "the start"} (${stream}): ${v.why}`,
         ],

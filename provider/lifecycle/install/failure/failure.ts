@@ -18,7 +18,7 @@ import { failWithVm } from "../record";
 import { sendsNode } from "../run";
 import { localNodeRefused } from "./local-node";
 import type { CreateResult, InstallJob } from "../job";
-import type { Sighting } from "../record";
+import type { StateBasis } from "../record";
 import type { InstallTicket } from "../../core";
 
 /** A retry is safe only when nothing of the install was created; `advice` is for when the retry fails too. */
@@ -64,8 +64,8 @@ export async function handleInstallFailure(
   );
   const why = failure.kind === "lost" ? streamLoss(err, redact) : errorText(err, redact);
   const cause = safeCause(err, redact);
-  const sighting: Sighting = { facts: { ...facts, vmid }, seen: looked?.observation };
-  return recordFailure(job, verdict, { facts, vmid, why, cause, progress, before, ticket, failure, sighting });
+  const basis: StateBasis = { facts: { ...facts, vmid }, observation: looked?.observation };
+  return recordFailure(job, verdict, { facts, vmid, why, cause, progress, before, ticket, failure, basis });
 }
 
 /** One look at the VMID, for the table and for the state. */
@@ -83,7 +83,7 @@ interface Known {
   before: Set<number>;
   ticket: InstallTicket;
   failure: Failure;
-  sighting: Sighting;
+  basis: StateBasis;
 }
 
 async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Promise<Attempt> {
@@ -101,7 +101,7 @@ async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Prom
     case "partial": {
       const lost = v.installState === "unconfirmed" ? lostTimeline(job, k.progress) : undefined;
       const label = vmLabel(k.vmid!, k.facts.realName);
-      return failWithVm(job, k.sighting, [`the install of VM ${label} ${v.why}${during(k)}: ${k.why}`], k.cause, lost);
+      return failWithVm(job, k.basis, [`the install of VM ${label} ${v.why}${during(k)}: ${k.why}`], k.cause, lost);
     }
     case "unknown":
       throw new LifecycleError(`${failureText(job, v, k)}. ${unclaimedStep(job)}`, {
