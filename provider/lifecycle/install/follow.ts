@@ -24,7 +24,7 @@ import { InstallWatch, type Followed } from "./install-watch";
 import type { LostInstall } from "../model";
 import { CODES, LifecycleError, realName } from "../model";
 import { exists, lookAt, unreadable } from "../observe";
-import type { Sight } from "../observe";
+import type { ObservedLook } from "../observe";
 import { failWithVm, finishCreate, recordUnconfirmed } from "./record";
 import type { CreateResult, InstallJob } from "./job";
 import type { StateBasis } from "./record";
@@ -131,7 +131,7 @@ class Watch implements Followed {
     return this.rounds.round(this, capAt);
   }
 
-  async look(): Promise<Sight> {
+  async look(): Promise<ObservedLook> {
     const { client, ctx, redact } = this.job;
     try {
       if (this.vmid() === undefined && !(await this.findVmid())) return { look: { kind: "absent" } };
@@ -143,10 +143,10 @@ class Watch implements Followed {
     const vmid = this.vmid()!;
     // Live power state each round: the reboot's stopped moment is short, and the list lags it.
     const expect = { vmName: realName(this.job.name, vmid), live: true };
-    const sight = await lookAt(client, vmid, expect, { redact, signal: ctx.signal, passCancel: true });
-    if (sight.observation !== undefined) this.observation = sight.observation;
-    if (exists(sight.look) && !this.mem.seen) this.firstSeen(vmid);
-    return sight;
+    const looked = await lookAt(client, vmid, expect, { redact, signal: ctx.signal, passCancel: true });
+    if (looked.observation !== undefined) this.observation = looked.observation;
+    if (exists(looked.look) && !this.mem.seen) this.firstSeen(vmid);
+    return looked;
   }
 
   /** An auto install whose VMID the stream never named: the one new VM that can only be this install's. */

@@ -19,7 +19,7 @@ import type { GoPveQemuApi } from "../../client";
 import { clockOf, openBoundsOf, timingOf } from "../core";
 import type { LifecycleContext } from "../core";
 import { RUNNING, exists } from "../observe";
-import type { Look, Sight } from "../observe";
+import type { Look, ObservedLook } from "../observe";
 import type { LostInstall } from "../model";
 import { decideLost, phaseShown, remember } from "./rules";
 import type { FollowMemory, Verdict } from "./rules";
@@ -29,7 +29,7 @@ import { powerTurn } from "./run";
 /** What is followed: the VM's VMID once known, and a full look at it. */
 export interface Followed {
   vmid(): number | undefined;
-  look(): Promise<Sight>;
+  look(): Promise<ObservedLook>;
 }
 
 export interface WatchTarget {
@@ -87,11 +87,11 @@ export class InstallWatch {
       }
     }
     this.quick = false;
-    const sight = await vm.look();
+    const looked = await vm.look();
     const now = clockOf(this.target.ctx).now();
     this.lastFullAt = now;
-    this.liveReadable = sight.observation?.status !== undefined;
-    const seen = sight.look;
+    this.liveReadable = looked.observation?.status !== undefined;
+    const seen = looked.look;
     this.noteRestart(seen, now);
     const open = openBoundsOf(this.target.ctx);
     if (exists(seen)) {

@@ -4,6 +4,6 @@ export { diskFromList, memoryFromList } from "./listing";
 export { exists, lookOf, runs } from "./look";
 export type { Look } from "./look";
 export { lookAt, unreadable } from "./look-at";
-export type { Sight } from "./look-at";
+export type { ObservedLook } from "./look-at";
 export { RUNNING, STOPPED, isDisabled, observe, observeFor, observedFields, powerWord } from "./observe";
 export type { Observation } from "./observe";

@@ -18,7 +18,7 @@ import { InstallWatch, settleTime, withTimeline } from "../install";
 import type { Followed, Verdict } from "../install";
 import type { LostInstall, VmState } from "../model";
 import { lookOf, observe, observedFields } from "../observe";
-import type { Observation, Sight } from "../observe";
+import type { Observation, ObservedLook } from "../observe";
 
 export interface SettleTarget {
   client: GoPveQemuApi;
@@ -84,7 +84,7 @@ class Watch implements Followed {
     return this.t.vmid;
   }
 
-  async look(): Promise<Sight> {
+  async look(): Promise<ObservedLook> {
     const { client, vmid, ctx, redact } = this.t;
     try {
       this.last = await observe(client, vmid, { vmName: this.state.vmName, live: true }, ctx.signal);

@@ -13,7 +13,7 @@ import { CODES, LifecycleError, dropUndefined, realName } from "../../model";
 import type { ErrorCode, LostInstall } from "../../model";
 import { follow } from "../follow";
 import { lookAt } from "../../observe";
-import type { Sight } from "../../observe";
+import type { ObservedLook } from "../../observe";
 import { failWithVm } from "../record";
 import { sendsNode } from "../run";
 import { localNodeRefused } from "./local-node";
@@ -69,7 +69,7 @@ export async function handleInstallFailure(
 }
 
 /** One look at the VMID, for the table and for the state. */
-async function look(job: InstallJob, vmid: number): Promise<Sight> {
+async function look(job: InstallJob, vmid: number): Promise<ObservedLook> {
   const expect = { vmName: realName(job.name, vmid) };
   return lookAt(job.client, vmid, expect, { redact: job.redact, signal: job.ctx.signal });
 }
