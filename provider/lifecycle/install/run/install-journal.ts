@@ -5,8 +5,8 @@ import type { Phase } from "../../../client";
 import { clockOf } from "../../core";
 import type { InstallJob } from "../job";
 
-/** What the journal holds of an install: its VMID, and the furthest phase its stream showed, and when. */
-interface Seen {
+/** What the journal holds of an install, as its stream told it: its VMID, and the furthest phase its stream showed, and when. */
+interface JournalFacts {
   vmid?: number;
   ip?: string;
   reached?: { phase: Phase; at: number };
@@ -33,9 +33,9 @@ export function journalWriter(job: InstallJob): {
   /** Waits for the writes; the phase not yet written is written when the stream failed, dropped when it completed. */
   settled(completed: boolean): Promise<void>;
 } {
-  const seen: Seen = { vmid: job.inputs.vmid };
+  const known: JournalFacts = { vmid: job.inputs.vmid };
   let timer: NodeJS.Timeout | undefined;
-  let next: Seen | undefined;
+  let next: JournalFacts | undefined;
   let busy: Promise<void> | undefined;
   const flush = async (): Promise<void> => {
     for (let s = next; s !== undefined; s = next) {
@@ -48,25 +48,25 @@ export function journalWriter(job: InstallJob): {
     clearTimeout(timer);
     timer = undefined;
     // An entry without its VMID is no evidence of anything: the first is written once the server names it.
-    if (seen.vmid === undefined) return;
-    next = { ...seen };
+    if (known.vmid === undefined) return;
+    next = { ...known };
     busy ??= flush();
   };
   return {
     vmid(v) {
-      if (seen.vmid === v) return;
-      seen.vmid = v;
+      if (known.vmid === v) return;
+      known.vmid = v;
       write();
     },
     ip(ip) {
-      if (seen.ip === ip) return;
-      seen.ip = ip;
+      if (known.ip === ip) return;
+      known.ip = ip;
       // Said right after the VMID (the server's steps 2 and 3): written with the next write, or on its own.
-      if (seen.vmid !== undefined) timer ??= setTimeout(write, PHASE_WRITE_MS).unref();
+      if (known.vmid !== undefined) timer ??= setTimeout(write, PHASE_WRITE_MS).unref();
     },
     phase(p) {
-      seen.reached = { phase: p, at: clockOf(job.ctx).now() };
-      if (seen.vmid !== undefined) timer ??= setTimeout(write, PHASE_WRITE_MS).unref();
+      known.reached = { phase: p, at: clockOf(job.ctx).now() };
+      if (known.vmid !== undefined) timer ??= setTimeout(write, PHASE_WRITE_MS).unref();
     },
     settled(completed) {
       if (completed) clearTimeout(timer);
@@ -82,19 +82,19 @@ export function journalWriter(job: InstallJob): {
  * which is what a killed deployment leaves the next one. An entry without a
  * VMID is never written: a recovery finds nothing by it.
  */
-export async function journalInstall(job: InstallJob, seen: Seen = { vmid: job.inputs.vmid }): Promise<void> {
+export async function journalInstall(job: InstallJob, known: JournalFacts = { vmid: job.inputs.vmid }): Promise<void> {
   const { identity, ctx } = job;
-  if (identity === undefined || ctx.urn === undefined || ctx.journal === undefined || seen.vmid === undefined) return;
+  if (identity === undefined || ctx.urn === undefined || ctx.journal === undefined || known.vmid === undefined) return;
   const entry = {
     identity,
     urn: ctx.urn,
     endpoint: job.conn.endpoint,
     name: job.name,
-    vmid: seen.vmid,
+    vmid: known.vmid,
     startedAt: job.startedAt,
     os: job.inputs.os,
-    ...(seen.ip !== undefined ? { ip: seen.ip } : {}),
-    ...(seen.reached !== undefined ? { reached: seen.reached } : {}),
+    ...(known.ip !== undefined ? { ip: known.ip } : {}),
+    ...(known.reached !== undefined ? { reached: known.reached } : {}),
   };
   await ctx.journal
     .put(entry)
