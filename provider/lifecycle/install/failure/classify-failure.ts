@@ -15,14 +15,14 @@ import type { AnswerBody, VmEntry } from "../../../client";
 import type { Failure } from "../rules";
 import { LOSS_TEXT, errorText } from "../../core";
 import type { InstallJob } from "../job";
-import type { Progress } from "../run";
+import type { StreamProgress } from "../run";
 import { realName } from "../../model";
 
 /** How the install call failed, in the decision table's terms (pure but for the one list on a broken connection). */
 export async function classify(
   job: InstallJob,
   err: unknown,
-  progress: Progress,
+  progress: StreamProgress,
   before: Set<number>,
 ): Promise<Failure> {
   if (err instanceof HttpStatusError) return answered(job, err.status, err.body, before);

@@ -4,7 +4,7 @@
 import { HttpStatusError, OperationFailedError, UNNAMED_PHASE } from "../../../client";
 import type { InstallFacts } from "../../../client";
 import { classify, streamLoss } from "./classify-failure";
-import type { Progress } from "../run";
+import type { StreamProgress } from "../run";
 import { clockOf, openBoundsOf, vmLabel, errorText, safeCause } from "../../core";
 import { decideFailure } from "../rules";
 import { sinceStart, timelineOf } from "../timeline";
@@ -30,7 +30,7 @@ export type Attempt =
 export async function handleInstallFailure(
   job: InstallJob,
   err: unknown,
-  progress: Progress,
+  progress: StreamProgress,
   before: Set<number>,
   ticket: InstallTicket,
   attempt: number,
@@ -79,7 +79,7 @@ interface Known {
   vmid?: number;
   why: string;
   cause: unknown;
-  progress: Progress;
+  progress: StreamProgress;
   before: Set<number>;
   ticket: InstallTicket;
   failure: Failure;
@@ -118,7 +118,7 @@ async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Prom
  * phase its stream had reached now, and from when it began; each deadline
  * the earlier. Fixed once recorded: every later run names its settle time.
  */
-function lostTimeline(job: InstallJob, progress: Progress): LostInstall {
+function lostTimeline(job: InstallJob, progress: StreamProgress): LostInstall {
   const open = openBoundsOf(job.ctx);
   const withNode = sendsNode(job);
   const now = { step: progress.step, phase: progress.phase, lostAt: clockOf(job.ctx).now() };

@@ -17,8 +17,8 @@ const LOCAL_NODE = /target is local node/;
 /** The step name under which the server streams `qm migrate`'s output. */
 const MIGRATION_OUTPUT = "migrating";
 
-/** What the install had shown when it failed. */
-export interface Progress {
+/** What the install's stream has shown so far: what a failure of it is judged by. */
+export interface StreamProgress {
   facts: InstallFacts;
   step: string;
   phase: Phase;
@@ -28,12 +28,12 @@ export interface Progress {
   watched?: FollowMemory;
 }
 
-export type Run = { ok: true; success: InstallSuccess } | { ok: false; err: unknown; progress: Progress };
+export type Run = { ok: true; success: InstallSuccess } | { ok: false; err: unknown; progress: StreamProgress };
 
 /** The install stream, keeping the facts and the furthest phase it showed. */
 export async function runInstall(job: InstallJob, ticket: InstallTicket): Promise<Run> {
   const withNode = sendsNode(job);
-  const progress: Progress = { facts: { vmCreated: false, completed: false }, step: "", phase: "checkVmid" };
+  const progress: StreamProgress = { facts: { vmCreated: false, completed: false }, step: "", phase: "checkVmid" };
   const report = installProgress(job.ctx.reporter, job.redact, withNode);
   const power = new StreamPower(job, withNode);
   const journal = journalWriter(job);
