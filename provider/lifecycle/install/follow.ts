@@ -20,7 +20,7 @@ import type { VmEntry, InstallFacts, Phase } from "../../client";
 import { clockOf, openBoundsOf, timingOf, duration, vmLabel, poll } from "../core";
 import { sincePhase, sinceStart, timelineOf } from "./timeline";
 import type { FollowMemory, Verdict } from "./rules";
-import { InstallWatch, type Followed } from "./install-watch";
+import { InstallWatch, type FollowedVm } from "./install-watch";
 import type { LostInstall } from "../model";
 import { CODES, LifecycleError, realName } from "../model";
 import { exists, lookAt, unreadable } from "../observe";
@@ -97,7 +97,7 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
 }
 
 /** What the follow has seen so far; its rounds of observe -> decide are an InstallWatch's. */
-class Watch implements Followed {
+class Watch implements FollowedVm {
   private readonly id: number | undefined;
   private found: number | undefined;
   observation: Observation | undefined; // the last one, when one could be made

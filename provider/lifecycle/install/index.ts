@@ -10,7 +10,7 @@ export { awaitPending, takeOver } from "./interrupted";
 export { removeLeftovers, sweepLeftovers } from "./leftovers";
 export { sameNameOf } from "./new-vm";
 export { InstallWatch } from "./install-watch";
-export type { Followed } from "./install-watch";
+export type { FollowedVm } from "./install-watch";
 export type { Verdict } from "./rules";
 export type { CreateResult, InstallJob } from "./job";
 export { settleTime, settleUnconfirmed, withTimeline } from "./settle";

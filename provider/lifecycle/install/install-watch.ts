@@ -26,8 +26,8 @@ import type { FollowMemory, Verdict } from "./rules";
 import { advance, stoppedGrace } from "./timeline";
 import { powerTurn } from "./run";
 
-/** What is followed: the VM's VMID once known, and a full look at it. */
-export interface Followed {
+/** The VM a follow follows: its VMID once known, and a full look at it. */
+export interface FollowedVm {
   vmid(): number | undefined;
   look(): Promise<ObservedLook>;
 }
@@ -75,7 +75,7 @@ export class InstallWatch {
    * change the verdict now, else a full look. A round at or past `capAt` (the
    * last one) is always a full look: its verdict is final.
    */
-  async round(vm: Followed, capAt: number): Promise<Verdict> {
+  async round(vm: FollowedVm, capAt: number): Promise<Verdict> {
     const vmid = vm.vmid();
     const last = capAt <= clockOf(this.target.ctx).now();
     if (!last && vmid !== undefined && this.verdict !== undefined && this.watchingReboot(true)) {

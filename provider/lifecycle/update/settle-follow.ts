@@ -15,7 +15,7 @@ import type { GoPveQemuApi } from "../../client";
 import { clockOf, timingOf, duration, poll, errorText } from "../core";
 import type { LifecycleContext, Redactor } from "../core";
 import { InstallWatch, settleTime, withTimeline } from "../install";
-import type { Followed, Verdict } from "../install";
+import type { FollowedVm, Verdict } from "../install";
 import type { LostInstall, VmState } from "../model";
 import { lookOf, observe, observedFields } from "../observe";
 import type { Observation, ObservedLook } from "../observe";
@@ -64,7 +64,7 @@ export async function followUnconfirmed(t: SettleTarget, state: VmState): Promis
 }
 
 /** The VM whose install is followed; the rounds of observe -> decide are an InstallWatch's. */
-class Watch implements Followed {
+class Watch implements FollowedVm {
   private last: Observation | undefined;
   readonly rounds: InstallWatch;
   /** when a look first found the VM under its name in this follow */
