@@ -19,7 +19,7 @@
 import type { VmEntry, InstallFacts, Phase } from "../../client";
 import { clockOf, openBoundsOf, timingOf, duration, vmLabel, poll } from "../core";
 import { sincePhase, sinceStart, timelineOf } from "./timeline";
-import type { FollowMemory, Verdict } from "./rules";
+import type { FollowMemory, LostVerdict } from "./rules";
 import { InstallWatch, type FollowedVm } from "./install-watch";
 import type { LostInstall } from "../model";
 import { CODES, LifecycleError, realName } from "../model";
@@ -76,7 +76,7 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
         ? `for up to ${duration(settleWaitMs)} once it exists, then it is recorded as unconfirmed (the remaining steps can take up to ${bound})`
         : `for up to ${bound} (the longest the remaining steps can take)`),
   );
-  let verdict: Verdict;
+  let verdict: LostVerdict;
   try {
     const result = await poll(ctx, {
       probe: () => watch.round(watch.mem.seen && watch.vmid() !== undefined ? Math.min(capAt, shortAt) : capAt),
@@ -127,7 +127,7 @@ class Watch implements FollowedVm {
     return this.id ?? this.found;
   }
 
-  round(capAt: number): Promise<Verdict> {
+  round(capAt: number): Promise<LostVerdict> {
     return this.rounds.round(this, capAt);
   }
 
@@ -164,7 +164,7 @@ class Watch implements FollowedVm {
     this.job.ctx.reporter.info(`following: VM ${vmLabel(vmid, name)} exists on the server`);
   }
 
-  cancelled(): Verdict {
+  cancelled(): LostVerdict {
     if (this.vmid() === undefined) return { kind: "failed", why: "the follow was cancelled before the VMID was known" };
     return {
       kind: "partial",
@@ -183,7 +183,13 @@ class Watch implements FollowedVm {
   }
 }
 
-async function record(job: InstallJob, at: LostAt, watch: Watch, v: Verdict, t: LostInstall): Promise<CreateResult> {
+async function record(
+  job: InstallJob,
+  at: LostAt,
+  watch: Watch,
+  v: LostVerdict,
+  t: LostInstall,
+): Promise<CreateResult> {
   const stream = at.why.split("\n")[0];
   const vmid = watch.vmid();
   const label = vmid === undefined ? "(VMID never named)" : vmLabel(vmid, watch.entry()?.name);

@@ -11,7 +11,7 @@ export { removeLeftovers, sweepLeftovers } from "./leftovers";
 export { sameNameOf } from "./new-vm";
 export { InstallWatch } from "./install-watch";
 export type { FollowedVm } from "./install-watch";
-export type { Verdict } from "./rules";
+export type { LostVerdict } from "./rules";
 export type { CreateResult, InstallJob } from "./job";
 export { settleTime, settleUnconfirmed, withTimeline } from "./settle";
 export { planUnconfirmed } from "./rules";

@@ -22,7 +22,7 @@ import { RUNNING, exists } from "../observe";
 import type { Look, ObservedLook } from "../observe";
 import type { LostInstall } from "../model";
 import { decideLost, phaseShown, remember } from "./rules";
-import type { FollowMemory, Verdict } from "./rules";
+import type { FollowMemory, LostVerdict } from "./rules";
 import { advance, stoppedGrace } from "./timeline";
 import { powerTurn } from "./run";
 
@@ -50,7 +50,7 @@ export interface WatchTarget {
 export class InstallWatch {
   mem: FollowMemory;
   /** the last full look's verdict, which a quick round repeats */
-  private verdict: Verdict | undefined;
+  private verdict: LostVerdict | undefined;
   private lastFullAt = Number.NEGATIVE_INFINITY;
   /** the last full look read the live power state (`status` is node-local: elsewhere it never answers) */
   private liveReadable = false;
@@ -75,7 +75,7 @@ export class InstallWatch {
    * change the verdict now, else a full look. A round at or past `capAt` (the
    * last one) is always a full look: its verdict is final.
    */
-  async round(vm: FollowedVm, capAt: number): Promise<Verdict> {
+  async round(vm: FollowedVm, capAt: number): Promise<LostVerdict> {
     const vmid = vm.vmid();
     const last = capAt <= clockOf(this.target.ctx).now();
     if (!last && vmid !== undefined && this.verdict !== undefined && this.watchingReboot(true)) {

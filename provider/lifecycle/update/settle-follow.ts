@@ -15,7 +15,7 @@ import type { GoPveQemuApi } from "../../client";
 import { clockOf, timingOf, duration, poll, errorText } from "../core";
 import type { LifecycleContext, Redactor } from "../core";
 import { InstallWatch, settleTime, withTimeline } from "../install";
-import type { FollowedVm, Verdict } from "../install";
+import type { FollowedVm, LostVerdict } from "../install";
 import type { LostInstall, VmState } from "../model";
 import { lookOf, observe, observedFields } from "../observe";
 import type { Observation, ObservedLook } from "../observe";
@@ -98,7 +98,7 @@ class Watch implements FollowedVm {
   }
 
   /** The verdict as the state to plan from. */
-  settled(v: Verdict): VmState | undefined {
+  settled(v: LostVerdict): VmState | undefined {
     const { installState: _s, installLost: _l, ...rest } = this.state;
     const seen = this.last?.listed && this.last.nameMatches ? observedFields(this.last, this.state) : {};
     const { reporter } = this.t.ctx;

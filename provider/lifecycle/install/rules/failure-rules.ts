@@ -5,7 +5,7 @@
 // means the install never began (the server sends its headers before any
 // work).
 import type { Look } from "../../observe";
-import type { Verdict } from "./lost-rules";
+import type { LostVerdict } from "./lost-rules";
 
 /** How the install call failed, classified (`classify`). */
 export type Failure =
@@ -45,7 +45,7 @@ export interface FailureFacts {
 }
 
 export type FailureVerdict =
-  | Exclude<Verdict, { kind: "follow" } | { kind: "done" }>
+  | Exclude<LostVerdict, { kind: "follow" } | { kind: "done" }>
   /** follow the install: from the step the stream reached, or from its start (nothing was heard) */
   | { kind: "follow"; why: string; from: "stream" | "start" };
 

@@ -5,6 +5,6 @@
 export { decideFailure } from "./failure-rules";
 export type { Failure, FailureVerdict } from "./failure-rules";
 export { decideLost, phaseShown, remember, settled } from "./lost-rules";
-export type { FollowMemory, Verdict } from "./lost-rules";
+export type { FollowMemory, LostVerdict } from "./lost-rules";
 export { planUnconfirmed } from "./unconfirmed-rules";
 export type { UnconfirmedPlan } from "./unconfirmed-rules";

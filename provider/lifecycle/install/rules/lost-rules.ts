@@ -26,7 +26,7 @@ export function phaseShown(seen: Look): Phase | undefined {
 
 // ---- verdicts --------------------------------------------------------------------------
 
-export type Verdict =
+export type LostVerdict =
   /** record success; `inferred` when the completion itself was never seen */
   | { kind: "done"; inferred: boolean; why?: string }
   /** keep the VM in state: the install failed and left it, or its outcome is not known yet */
@@ -101,14 +101,20 @@ export function decideLost(
   mem: FollowMemory,
   now: number,
   end: { capAt: number; vmidKnown: boolean; grace: number },
-): Verdict {
+): LostVerdict {
   return (
     restartVerdict(t, seen, mem) ?? shownVerdict(t, seen, mem, now, end.grace) ?? pendingVerdict(t, seen, mem, now, end)
   );
 }
 
 /** The verdict the look settles by itself, if any. */
-function shownVerdict(t: LostInstall, seen: Look, mem: FollowMemory, now: number, grace: number): Verdict | undefined {
+function shownVerdict(
+  t: LostInstall,
+  seen: Look,
+  mem: FollowMemory,
+  now: number,
+  grace: number,
+): LostVerdict | undefined {
   if (seen.kind === "other") {
     return {
       kind: "failed",
@@ -120,7 +126,7 @@ function shownVerdict(t: LostInstall, seen: Look, mem: FollowMemory, now: number
   return undefined;
 }
 
-function absentVerdict(t: LostInstall, mem: FollowMemory, now: number): Verdict | undefined {
+function absentVerdict(t: LostInstall, mem: FollowMemory, now: number): LostVerdict | undefined {
   if (mem.seen)
     return {
       kind: "failed",
@@ -140,7 +146,7 @@ function existingVerdict(
   mem: FollowMemory,
   now: number,
   grace: number,
-): Verdict | undefined {
+): LostVerdict | undefined {
   if (running && mem.rebooted === true) {
     return {
       kind: "done",
@@ -177,7 +183,7 @@ function pendingVerdict(
   mem: FollowMemory,
   now: number,
   end: { capAt: number; vmidKnown: boolean },
-): Verdict {
+): LostVerdict {
   if (now < end.capAt) return { kind: "follow", why: pending(seen), until: Math.min(end.capAt, t.settleBy) };
   if (exists(seen) || mem.seen || end.vmidKnown) {
     return {
