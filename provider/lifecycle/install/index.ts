@@ -15,4 +15,4 @@ export type { LostVerdict } from "./rules";
 export type { CreateResult, InstallJob } from "./job";
 export { settleTime, settleUnconfirmed, withTimeline } from "./settle";
 export { planUnconfirmed } from "./rules";
-export type { UnconfirmedPlan } from "./rules";
+export type { UnconfirmedVerdict } from "./rules";

@@ -7,4 +7,4 @@ export type { Failure, FailureVerdict } from "./failure-rules";
 export { decideLost, phaseShown, remember, settled } from "./lost-rules";
 export type { FollowMemory, LostVerdict } from "./lost-rules";
 export { planUnconfirmed } from "./unconfirmed-rules";
-export type { UnconfirmedPlan } from "./unconfirmed-rules";
+export type { UnconfirmedVerdict } from "./unconfirmed-rules";

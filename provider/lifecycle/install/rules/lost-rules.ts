@@ -213,7 +213,7 @@ function pending(seen: Look): string {
  * - gone: the server removed it, or never made it: dropped from state;
  * - unconfirmed: not known yet: unchanged, the next refresh or up asks again.
  */
-export type Settled =
+export type SettleVerdict =
   { kind: "done" | "failed-left" | "unconfirmed"; state: VmState; why: string } | { kind: "gone"; why: string };
 
 /**
@@ -222,7 +222,7 @@ export type Settled =
  * the whole timeline is over. A state that is not unconfirmed is returned as
  * it is.
  */
-export function settled(state: VmState, seen: Look, now: number): Settled {
+export function settled(state: VmState, seen: Look, now: number): SettleVerdict {
   const lost = state.installLost;
   if (state.installState !== "unconfirmed" || lost === undefined) {
     return { kind: "done", state, why: "the install was not unconfirmed" };

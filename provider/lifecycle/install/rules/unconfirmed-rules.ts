@@ -18,10 +18,10 @@
 // server may still create it is an install still running, never "gone".
 import type { Look } from "../../observe";
 import type { LostInstall, VmState } from "../../model";
-import { settled, type Settled } from "./lost-rules";
+import { settled, type SettleVerdict } from "./lost-rules";
 
-export type UnconfirmedPlan =
-  | { kind: "settle"; result: Exclude<Settled, { kind: "unconfirmed" }> }
+export type UnconfirmedVerdict =
+  | { kind: "settle"; result: Exclude<SettleVerdict, { kind: "unconfirmed" }> }
   | { kind: "follow"; why: string }
   | { kind: "hold"; why: string; until: number };
 
@@ -29,7 +29,7 @@ export function planUnconfirmed(
   state: VmState & { installLost: LostInstall },
   seen: Look,
   now: number,
-): UnconfirmedPlan {
+): UnconfirmedVerdict {
   const result = settled(state, seen, now);
   if (result.kind !== "unconfirmed") return { kind: "settle", result };
   const lost = state.installLost;
