@@ -3,7 +3,7 @@
 // outcome. This index is the room's only door.
 export { confirm } from "./confirm";
 export { handleInstallFailure } from "./failure";
-export type { Attempt } from "./failure";
+export type { AttemptEnd } from "./failure";
 export { beforeInstall, claimOf } from "./identity";
 export { installRequest, journalInstall, runInstall } from "./run";
 export { awaitPending, takeOver } from "./interrupted";

@@ -21,8 +21,14 @@ import type { CreateResult, InstallJob } from "../job";
 import type { StateBasis } from "../record";
 import type { InstallTicket } from "../../core";
 
-/** A retry is safe only when nothing of the install was created; `advice` is for when the retry fails too. */
-export type Attempt =
+/**
+ * What one attempt at the install ends in, once its failure was handled: a
+ * create result, or a retry. No verdict: it is what was done with one (a
+ * verdict of "follow" or "partial" is acted on here and ends as "done"). A
+ * retry is safe only when nothing of the install was created; `advice` is
+ * for when the retry fails too.
+ */
+export type AttemptEnd =
   | { kind: "done"; result: CreateResult }
   /** `serverNode`: the retry installs there without naming it */
   | { kind: "retry"; reason: string; advice: string; serverNode?: string };
@@ -34,7 +40,7 @@ export async function handleInstallFailure(
   before: Set<number>,
   ticket: InstallTicket,
   attempt: number,
-): Promise<Attempt> {
+): Promise<AttemptEnd> {
   const { inputs, redact } = job;
   const facts: Partial<InstallFacts> = {
     ...progress.facts,
@@ -86,7 +92,7 @@ interface Known {
   basis: StateBasis;
 }
 
-async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Promise<Attempt> {
+async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Promise<AttemptEnd> {
   switch (v.kind) {
     case "retry":
       return { kind: "retry", reason: v.why, advice: v.advice };

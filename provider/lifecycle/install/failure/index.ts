@@ -2,4 +2,4 @@
 // decision table makes of it, and what is done then. This index is the only
 // way into the folder.
 export { handleInstallFailure } from "./failure";
-export type { Attempt } from "./failure";
+export type { AttemptEnd } from "./failure";
