@@ -91,14 +91,14 @@ export class InstallWatch {
     const now = clockOf(this.target.ctx).now();
     this.lastFullAt = now;
     this.liveReadable = looked.observation?.status !== undefined;
-    const seen = looked.look;
-    this.noteRestart(seen, now);
+    const look = looked.look;
+    this.noteRestart(look, now);
     const open = openBoundsOf(this.target.ctx);
-    if (exists(seen)) {
-      this.mem = remember(this.mem, seen, now);
-      this.t = advance(this.t, phaseShown(seen)!, now, open, this.target.withNode);
+    if (exists(look)) {
+      this.mem = remember(this.mem, look, now);
+      this.t = advance(this.t, phaseShown(look)!, now, open, this.target.withNode);
     }
-    this.verdict = decideLost(this.t, seen, this.mem, now, {
+    this.verdict = decideLost(this.t, look, this.mem, now, {
       capAt: Math.min(capAt, this.t.settleBy),
       vmidKnown: vm.vmid() !== undefined,
       grace: stoppedGrace(open),
@@ -107,9 +107,9 @@ export class InstallWatch {
   }
 
   /** A refusal before any answer, right after the stream's connection ended: the server's process had died. */
-  private noteRestart(seen: Look, now: number): void {
-    if (seen.kind !== "unreadable") this.answered = true;
-    else if (seen.refused === true && !this.answered && this.target.restartEvidence === true) {
+  private noteRestart(look: Look, now: number): void {
+    if (look.kind !== "unreadable") this.answered = true;
+    else if (look.refused === true && !this.answered && this.target.restartEvidence === true) {
       this.mem = { ...this.mem, restartedAt: this.mem.restartedAt ?? now };
     }
   }

@@ -32,7 +32,7 @@ export async function takeOver(
   // The follow knows the VM by the name that install sent.
   const named = { ...job, name: nameFromVmName(entry.name, entry.vmid), marked: own.evidence === "mark" };
   const taken = withoutPassword(named);
-  const seen = await observe(job.client, entry.vmid, { vmName: entry.name }, job.ctx.signal);
+  const observation = await observe(job.client, entry.vmid, { vmName: entry.name }, job.ctx.signal);
   job.ctx.reporter.warn(
     `VM ${label} was left by an interrupted create of this resource (${EVIDENCE[own.evidence]}); ` +
       "it is taken over instead of installing another" +
@@ -42,7 +42,7 @@ export async function takeOver(
   return follow(taken, {
     facts: factsOf(entry.vmid, entry.name, true, ipOf(journal, entry.vmid)),
     step: "",
-    phase: phaseShown(lookOf(seen)) ?? "createVm",
+    phase: phaseShown(lookOf(observation)) ?? "createVm",
     before: new Set([...before].filter((vmid) => vmid !== entry.vmid)),
     ticket,
     why: WHY,

@@ -53,7 +53,6 @@ export async function handleInstallFailure(
   }
   const failure = await classify(job, err, progress, before);
   const looked = failure.kind === "ended" && vmid !== undefined ? await look(job, vmid) : undefined;
-  const seen = looked?.look;
   const verdict = decideFailure(
     failure,
     {
@@ -66,7 +65,7 @@ export async function handleInstallFailure(
       existedBefore: vmid !== undefined && before.has(vmid),
       attempt,
     },
-    seen,
+    looked?.look,
   );
   const why = failure.kind === "lost" ? streamLoss(err, redact) : errorText(err, redact);
   const cause = safeCause(err, redact);

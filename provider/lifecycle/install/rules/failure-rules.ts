@@ -55,10 +55,10 @@ const failed = (why: string): FailureVerdict => ({ kind: "failed", why });
 const follow = (from: "stream" | "start", why: string): FailureVerdict => ({ kind: "follow", from, why });
 
 /**
- * The decision table for a failed install call. `seen` is one look at the
+ * The decision table for a failed install call. `look` is one look at the
  * VMID, taken only when the server ended the install and the VMID is known.
  */
-export function decideFailure(f: Failure, facts: FailureFacts, seen?: Look): FailureVerdict {
+export function decideFailure(f: Failure, facts: FailureFacts, look?: Look): FailureVerdict {
   switch (f.kind) {
     case "refused":
       return failed("nothing was created");
@@ -104,11 +104,11 @@ export function decideFailure(f: Failure, facts: FailureFacts, seen?: Look): Fai
       if (facts.vmid === undefined) return failed("the install failed");
       return follow("stream", "the install's end was not understood");
     case "ended":
-      return decideEnded(f, facts, seen);
+      return decideEnded(f, facts, look);
   }
 }
 
-function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts, seen?: Look): FailureVerdict {
+function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts, look?: Look): FailureVerdict {
   if (f.reachedEnd && facts.vmid !== undefined) {
     // Nothing after the last step can fail: only its last lines went missing (lost, or sent after close).
     return {
@@ -125,7 +125,7 @@ function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts
   }
   if (facts.vmid === undefined)
     return { kind: "failed", why: "the install failed before a VMID was assigned; nothing was created" };
-  if (seen === undefined || seen.kind === "unreadable") {
+  if (look === undefined || look.kind === "unreadable") {
     if (facts.vmCreated)
       return {
         kind: "partial",
@@ -134,14 +134,14 @@ function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts
       };
     return { kind: "failed", why: "the install failed before the VM was created" };
   }
-  if (seen.kind === "absent") {
+  if (look.kind === "absent") {
     return {
       kind: "failed",
       why: `nothing is left on the server${facts.vmCreated ? " (the server removed the half-made VM)" : ""}`,
     };
   }
   if (f.vmidTakenRace && !facts.vmCreated) {
-    const holder = seen.kind === "other" ? ` ("${seen.name}")` : "";
+    const holder = look.kind === "other" ? ` ("${look.name}")` : "";
     const taken = `VMID ${facts.vmid} was taken by another VM${holder} while this install was preparing`;
     if (facts.pinned) return { kind: "failed", why: `${taken}; nothing of this install was created` };
     return retryOnce(facts, {
@@ -149,7 +149,7 @@ function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts
       advice: "Another client is installing VMs on the same server at the same time: pin a vmid, or try again",
     });
   }
-  if (facts.existedBefore || seen.kind === "other")
+  if (facts.existedBefore || look.kind === "other")
     return {
       kind: "failed",
       why: `VM ${facts.vmid} on the server existed before the install and is not this install's`,

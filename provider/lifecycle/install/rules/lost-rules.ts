@@ -16,11 +16,11 @@ import type { LostInstall, VmState } from "../../model";
 import { restartVerdict } from "./restart-rules";
 
 /** The phase the server has reached at least, by what the VM shows. */
-export function phaseShown(seen: Look): Phase | undefined {
-  if (!exists(seen)) return undefined;
-  if (runs(seen)) return "waitReady"; // only `qm start` runs it
+export function phaseShown(look: Look): Phase | undefined {
+  if (!exists(look)) return undefined;
+  if (runs(look)) return "waitReady"; // only `qm start` runs it
   // The OS tag is set while initialising; a disabled VM lists the tag "-".
-  const tagged = seen.kind === "disabled" || seen.tagged;
+  const tagged = look.kind === "disabled" || look.tagged;
   return tagged ? "initConfig" : "importDisk";
 }
 
@@ -70,9 +70,9 @@ export interface FollowMemory {
  * the reboot rule (a power state that could not be read is no stop); a
  * disabled VM lists no power state at all.
  */
-export function remember(mem: FollowMemory, seen: Look, now: number): FollowMemory {
-  if (!exists(seen)) return mem;
-  if (runs(seen)) {
+export function remember(mem: FollowMemory, look: Look, now: number): FollowMemory {
+  if (!exists(look)) return mem;
+  if (runs(look)) {
     return {
       seen: true,
       ran: true,
@@ -81,7 +81,7 @@ export function remember(mem: FollowMemory, seen: Look, now: number): FollowMemo
       ...(mem.restartedAt !== undefined ? { restartedAt: mem.restartedAt } : {}),
     };
   }
-  const stopped = seen.kind === "present" && seen.running === false;
+  const stopped = look.kind === "present" && look.running === false;
   return {
     ...mem,
     seen: true,
@@ -97,32 +97,32 @@ export function remember(mem: FollowMemory, seen: Look, now: number): FollowMemo
  */
 export function decideLost(
   t: LostInstall,
-  seen: Look,
+  look: Look,
   mem: FollowMemory,
   now: number,
   end: { capAt: number; vmidKnown: boolean; grace: number },
 ): LostVerdict {
   return (
-    restartVerdict(t, seen, mem) ?? shownVerdict(t, seen, mem, now, end.grace) ?? pendingVerdict(t, seen, mem, now, end)
+    restartVerdict(t, look, mem) ?? shownVerdict(t, look, mem, now, end.grace) ?? pendingVerdict(t, look, mem, now, end)
   );
 }
 
 /** The verdict the look settles by itself, if any. */
 function shownVerdict(
   t: LostInstall,
-  seen: Look,
+  look: Look,
   mem: FollowMemory,
   now: number,
   grace: number,
 ): LostVerdict | undefined {
-  if (seen.kind === "other") {
+  if (look.kind === "other") {
     return {
       kind: "failed",
-      why: `its VMID is now held by another VM ("${seen.name}"), so this install cannot have made it`,
+      why: `its VMID is now held by another VM ("${look.name}"), so this install cannot have made it`,
     };
   }
-  if (seen.kind === "absent") return absentVerdict(t, mem, now);
-  if (exists(seen)) return existingVerdict(t, runs(seen), mem, now, grace);
+  if (look.kind === "absent") return absentVerdict(t, mem, now);
+  if (exists(look)) return existingVerdict(t, runs(look), mem, now, grace);
   return undefined;
 }
 
@@ -179,20 +179,20 @@ function existingVerdict(
 /** Nothing is settled yet: follow on until the cap, then record what can be recorded. */
 function pendingVerdict(
   t: LostInstall,
-  seen: Look,
+  look: Look,
   mem: FollowMemory,
   now: number,
   end: { capAt: number; vmidKnown: boolean },
 ): LostVerdict {
-  if (now < end.capAt) return { kind: "follow", why: pending(seen), until: Math.min(end.capAt, t.settleBy) };
-  if (exists(seen) || mem.seen || end.vmidKnown) {
+  if (now < end.capAt) return { kind: "follow", why: pending(look), until: Math.min(end.capAt, t.settleBy) };
+  if (exists(look) || mem.seen || end.vmidKnown) {
     return {
       kind: "partial",
       installState: "unconfirmed",
-      why: `the outcome is not known yet: ${pending(seen)}`,
+      why: `the outcome is not known yet: ${pending(look)}`,
     };
   }
-  return { kind: "unknown", why: `the outcome is not known: ${pending(seen)}` };
+  return { kind: "unknown", why: `the outcome is not known: ${pending(look)}` };
 }
 
 /** Where the stream was lost, for messages. */
@@ -201,9 +201,9 @@ function lostAtText(t: LostInstall): string {
 }
 
 /** Why nothing is settled yet; without times: the messages around it name the one settle time (settleBy). */
-function pending(seen: Look): string {
-  if (seen.kind === "unreadable") return `the server could not be asked (${seen.error})`;
-  if (seen.kind === "absent") return "the VM has not appeared yet, and the server may still create it";
+function pending(look: Look): string {
+  if (look.kind === "unreadable") return `the server could not be asked (${look.error})`;
+  if (look.kind === "absent") return "the VM has not appeared yet, and the server may still create it";
   return "the server may still remove the VM (it cleans up when the initialisation fails)";
 }
 
@@ -222,14 +222,14 @@ export type SettleVerdict =
  * the whole timeline is over. A state that is not unconfirmed is returned as
  * it is.
  */
-export function settled(state: VmState, seen: Look, now: number): SettleVerdict {
+export function settled(state: VmState, look: Look, now: number): SettleVerdict {
   const lost = state.installLost;
   if (state.installState !== "unconfirmed" || lost === undefined) {
     return { kind: "done", state, why: "the install was not unconfirmed" };
   }
   const stoppedSince = now >= lost.settleBy ? Number.NEGATIVE_INFINITY : undefined;
   const mem = { seen: lost.seen, stoppedSince };
-  const v = decideLost(lost, seen, mem, now, { capAt: now, vmidKnown: true, grace: 0 });
+  const v = decideLost(lost, look, mem, now, { capAt: now, vmidKnown: true, grace: 0 });
   const { installState: _s, installLost: _l, ...rest } = state;
   if (v.kind === "done") {
     const why = v.why ?? "the install had passed the point where the server can undo it";
@@ -239,6 +239,6 @@ export function settled(state: VmState, seen: Look, now: number): SettleVerdict 
   if (v.kind === "partial" && v.installState === "failed") {
     return { kind: "failed-left", state: { ...rest, installComplete: false, installProblem: v.why }, why: v.why };
   }
-  const seenNow = seen.kind === "present" || seen.kind === "disabled";
+  const seenNow = look.kind === "present" || look.kind === "disabled";
   return { kind: "unconfirmed", state: { ...state, installLost: { ...lost, seen: lost.seen || seenNow } }, why: v.why };
 }

@@ -25,14 +25,14 @@ const RESTARTED =
  */
 export function restartVerdict(
   t: LostInstall,
-  seen: Look,
+  look: Look,
   mem: { seen: boolean; rebooted?: boolean; restartedAt?: number },
 ): RestartVerdict | undefined {
   // Past its SSH initialisation the VM is initialised, and a reboot's stop is ended by Proxmox, not the server.
   if (mem.restartedAt === undefined || mem.rebooted === true || phaseIndex(t.phase) > phaseIndex("sshInit"))
     return undefined;
-  if (seen.kind === "absent" && !mem.seen) return { kind: "failed", why: `${RESTARTED}, before it made the VM` };
-  if (!exists(seen)) return undefined;
+  if (look.kind === "absent" && !mem.seen) return { kind: "failed", why: `${RESTARTED}, before it made the VM` };
+  if (!exists(look)) return undefined;
   return {
     kind: "partial",
     installState: "failed",

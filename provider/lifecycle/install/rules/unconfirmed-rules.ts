@@ -27,17 +27,17 @@ export type UnconfirmedVerdict =
 
 export function planUnconfirmed(
   state: VmState & { installLost: LostInstall },
-  seen: Look,
+  look: Look,
   now: number,
 ): UnconfirmedVerdict {
-  const result = settled(state, seen, now);
+  const result = settled(state, look, now);
   if (result.kind !== "unconfirmed") return { kind: "settle", result };
   const lost = state.installLost;
-  switch (seen.kind) {
+  switch (look.kind) {
     case "absent":
       return { kind: "follow", why: "the VM has not appeared yet, and the server may still create it" };
     case "unreadable":
-      return { kind: "follow", why: `the server could not be asked (${seen.error})` };
+      return { kind: "follow", why: `the server could not be asked (${look.error})` };
     case "disabled":
       // The server refuses to control it and lists nothing real: no wait shows more.
       return {
@@ -49,7 +49,7 @@ export function planUnconfirmed(
       // settled() answers "gone" for a VMID held by another VM: unreachable here.
       return { kind: "follow", why: "its VMID is held by another VM" };
     case "present":
-      if (seen.running !== true) {
+      if (look.running !== true) {
         return { kind: "follow", why: "the VM is stopped: the install may still start it, or remove it" };
       }
       if (!lost.seen) {
