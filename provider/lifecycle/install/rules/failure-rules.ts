@@ -5,7 +5,7 @@
 // means the install never began (the server sends its headers before any
 // work).
 import type { Look } from "../../observe";
-import type { LostVerdict } from "./lost-rules";
+import type { LostVerdict } from "./verdicts";
 
 /** How the install call failed, classified (`classify`). */
 export type Failure =

@@ -5,6 +5,7 @@
 export { decideFailure } from "./failure-rules";
 export type { Failure, FailureVerdict } from "./failure-rules";
 export { decideLost, phaseShown, remember, settled } from "./lost-rules";
-export type { FollowMemory, LostVerdict } from "./lost-rules";
+export type { FollowMemory } from "./lost-rules";
+export type { LostVerdict } from "./verdicts";
 export { planUnconfirmed } from "./unconfirmed-rules";
 export type { UnconfirmedVerdict } from "./unconfirmed-rules";

@@ -14,6 +14,7 @@ import { exists, runs } from "../../observe";
 import type { Look } from "../../observe";
 import type { LostInstall, VmState } from "../../model";
 import { restartVerdict } from "./restart-rules";
+import type { LostVerdict } from "./verdicts";
 
 /** The phase the server has reached at least, by what the VM shows. */
 export function phaseShown(look: Look): Phase | undefined {
@@ -24,24 +25,14 @@ export function phaseShown(look: Look): Phase | undefined {
   return tagged ? "initConfig" : "importDisk";
 }
 
-// ---- verdicts --------------------------------------------------------------------------
-
-export type LostVerdict =
-  /** record success; `inferred` when the completion itself was never seen */
-  | { kind: "done"; inferred: boolean; why?: string }
-  /** keep the VM in state: the install failed and left it, or its outcome is not known yet */
-  | { kind: "partial"; installState: "failed" | "unconfirmed"; why: string }
-  /** nothing of this install exists: a plain error, nothing in state */
-  | { kind: "failed"; why: string }
-  /** nothing was made and a second try can work */
-  | { kind: "retry"; why: string; advice: string }
-  /** ask again later, until `until` at the latest */
-  | { kind: "follow"; why: string; until: number }
-  /** it cannot be known, and there is no VMID to record */
-  | { kind: "unknown"; why: string };
-
 // ---- after a lost stream --------------------------------------------------------------
 
+/**
+ * What a follow remembers across its looks. A name of its own, not a Look:
+ * no view of the VM at one moment, but what several looks added up to
+ * (remember), which the reboot rule and the stays-stopped rule need, and
+ * which the power watch of a stream still read hands to the follow.
+ */
 export interface FollowMemory {
   /** the VM was seen since the stream was lost */
   seen: boolean;

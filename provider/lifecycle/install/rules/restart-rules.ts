@@ -10,9 +10,11 @@ import { phaseIndex } from "../../../client";
 import { exists } from "../../observe";
 import type { Look } from "../../observe";
 import type { LostInstall } from "../../model";
+import type { LostVerdict } from "./verdicts";
 
 /** What a restart settles: a plain failure (nothing made), or a VM kept as a failed install. */
-export type RestartVerdict = { kind: "failed"; why: string } | { kind: "partial"; installState: "failed"; why: string };
+export type RestartVerdict =
+  Extract<LostVerdict, { kind: "failed" }> | (Extract<LostVerdict, { kind: "partial" }> & { installState: "failed" });
 
 const RESTARTED =
   "the server restarted mid-install (its listener refused connections right after the stream's connection ended, before it answered anything)";
