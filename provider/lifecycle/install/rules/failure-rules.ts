@@ -1,5 +1,11 @@
-// The decision table for an install call that did not end in success:
-// (how it failed, the facts known then, one look at the VMID) -> a verdict.
+// Decision table: what to do after an install call that did not end in success.
+//   decides: decideFailure.
+//   inputs:  how the call failed (Failure, from classify), what was known
+//            then (FailureFacts), and one Look at the VMID when the server
+//            ended the install and the VMID is known.
+//   answers: FailureVerdict: failed, partial, retry (once), follow (from the
+//            stream's step or from the start), or unknown.
+//
 // Keyed on what each answer proves: the server's own refusal is definite, a
 // gateway's page, a reset or a timeout is not, and a stream that never began
 // means the install never began (the server sends its headers before any

@@ -1,6 +1,13 @@
-// The rules after an install's stream was lost, as pure functions: (the
-// timeline, what the VM shows now, what earlier looks showed, the time) -> a
-// verdict. Success is recorded only once the server can no longer undo it:
+// Decision table: what became of an install whose stream was lost.
+//   decides: decideLost, one round of a follow (restartVerdict is asked
+//            first); remember, what one look adds to the follow's memory;
+//            settled, an unconfirmed install from one look, without memory.
+//   inputs:  the install's timeline (LostInstall), one Look now, what
+//            earlier looks showed (FollowMemory), the time.
+//   answers: LostVerdict (done, partial, failed, follow, unknown; never
+//            retry, which only FailureVerdict gives); settled: SettleVerdict.
+//
+// Success is recorded only once the server can no longer undo it:
 // it destroys a half-made VM when the disk import, the initialisation or the
 // SSH initialisation fails, so "the VM runs" proves nothing until the time
 // those steps can still take has passed, or until the VM was seen through

@@ -1,7 +1,14 @@
-// A server that restarted mid-install, as a rule of the follow (decideLost
-// asks it first): go-pve-qemu runs each install in the process that serves
-// its request, so a process that died took its installs with it, and the
-// VMs they had made stay as they were. The evidence is the follow's own (a
+// Decision table: did the server restart mid-install, and what is left then.
+//   decides: restartVerdict, asked first by decideLost.
+//   inputs:  the install's timeline, one Look now, what the follow remembers
+//            (seen, rebooted, restartedAt: FollowMemory).
+//   answers: RestartVerdict (failed: nothing made; partial, failed: a
+//            half-made VM kept), or undefined: no restart is shown, the
+//            other rules of the follow decide.
+//
+// go-pve-qemu runs each install in the process that serves its request, so
+// a process that died took its installs with it, and the VMs they had made
+// stay as they were. The evidence is the follow's own (a
 // refused connection right after the stream's connection ended, before the
 // server answered anything: InstallWatch); behind a proxy the refusal is the
 // proxy's, and a server's restart shows as 5xx answers, which are no

@@ -1,6 +1,8 @@
-// What a deployment does with an install recorded as unconfirmed, from one
-// look now, as a pure decision table: (the stored timeline, what the VM
-// shows, the time) -> settle it, follow it, or hold it.
+// Decision table: what a deployment does with an install recorded as unconfirmed.
+//   decides: planUnconfirmed (read's preview and update ask it).
+//   inputs:  the stored state with its timeline, one Look now, the time.
+//   answers: UnconfirmedVerdict: settle (with settled's SettleVerdict),
+//            follow, or hold until the stored settle time.
 //
 // - settle: the look decides it (settled): installed, failed and kept, or gone.
 // - follow: the server may still move it, and a wait can see that: the VM has
