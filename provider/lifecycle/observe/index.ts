@@ -1,5 +1,6 @@
-// The one read of the server: a VM as the list shows it, and the Look the
-// decision tables take. This index is the room's only door.
+// The one read of the server: a VM as the list shows it (an Observation),
+// and the Look the decision tables take. This index is the layer's one
+// entry point.
 export { diskFromList, memoryFromList } from "./listing";
 export { exists, lookOf, runs } from "./look";
 export type { Look } from "./look";
