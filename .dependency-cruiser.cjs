@@ -1,8 +1,9 @@
-// The walls of provider/, checked in lint (npm run lint). Data flows one way:
-// the ways in (dynamic, plugin) -> core -> lifecycle -> client -> stream reader, and inside the lifecycle
-// each room may use only the rooms below it, through their doors.
-/** The lifecycle's rooms, lowest first: a room may import only rooms before it. */
-const ROOMS = ["model", "core", "observe", "power", "delete", "plan", "install", "check", "read", "update", "create"];
+// The layout rules of provider/, checked in lint (npm run lint). Data flows
+// one way: a way in (dynamic, plugin) -> core -> lifecycle -> client ->
+// stream reader, and inside the lifecycle each layer may use only the layers
+// below it, through their entry points (their index.ts).
+/** The lifecycle's layers, lowest first: a layer may import only layers before it. */
+const LAYERS = ["model", "core", "observe", "power", "delete", "plan", "install", "check", "read", "update", "create"];
 
 const L = "^provider/lifecycle";
 
@@ -17,32 +18,47 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: "folder-doors",
+      name: "folder-entry-points",
       severity: "error",
       comment: "A folder of provider/ is entered by its index.ts only.",
       from: { path: "^provider/([^/]+)/" },
       to: { path: "^provider/[^/]+/", pathNot: ["^provider/$1/", "^provider/[^/]+/index\\.ts$"] },
     },
     {
-      name: "room-doors",
+      name: "lifecycle-layer-entry-points",
       severity: "error",
-      comment: "A room of the lifecycle is entered by its index.ts only.",
+      comment: "A layer of the lifecycle is entered by its index.ts only.",
       from: { path: `${L}/([^/]+)/` },
       to: { path: `${L}/[^/]+/`, pathNot: [`${L}/$1/`, `${L}/[^/]+/index\\.ts$`] },
     },
     {
-      name: "rooms-use-no-front-door",
+      name: "layers-skip-lifecycle-index",
       severity: "error",
-      comment: "The lifecycle's own door is for the rest of the provider; its rooms use each other's.",
+      comment: "The lifecycle's own index.ts is for the rest of the provider; its layers use each other's.",
       from: { path: `${L}/[^/]+/` },
       to: { path: `${L}/index\\.ts$` },
     },
-    ...ROOMS.map((room, i) => ({
-      name: `room-order-${room}`,
+    {
+      name: "subfolder-entry-points",
       severity: "error",
-      comment: `${room} may use only the rooms below it (${ROOMS.slice(0, i).join(", ") || "none"}).`,
-      from: { path: `${L}/${room}/` },
-      to: { path: `${L}/(${ROOMS.slice(i + 1).join("|") || "$^"})/` },
+      comment:
+        "A folder inside a layer of the lifecycle (install/rules/, ...) is entered by its index.ts from outside it.",
+      from: { path: "^provider/", pathNot: `${L}/[^/]+/[^/]+/` },
+      to: { path: `${L}/[^/]+/[^/]+/`, pathNot: `${L}/[^/]+/[^/]+/index\\.ts$` },
+    },
+    {
+      name: "subfolder-entry-points-between-subfolders",
+      severity: "error",
+      comment: "A folder inside a layer of the lifecycle enters its neighbours by their index.ts too.",
+      from: { path: `(${L}/[^/]+/[^/]+)/` },
+      to: { path: `${L}/[^/]+/[^/]+/`, pathNot: ["^$1/", `${L}/[^/]+/[^/]+/index\\.ts$`] },
+    },
+    ...LAYERS.map((layer, i) => ({
+      name: `layer-order-${layer}`,
+      severity: "error",
+      comment: `${layer} may use only the layers below it (${LAYERS.slice(0, i).join(", ") || "none"}).`,
+      from: { path: `${L}/${layer}/` },
+      to: { path: `${L}/(${LAYERS.slice(i + 1).join("|") || "$^"})/` },
     })),
     {
       name: "only-the-ways-in-know-pulumi",

@@ -3,10 +3,10 @@
 // unconfirmed install later. Pure functions: no server, no clock.
 import { DEFAULT_OPEN_BOUNDS, phaseBounds, phaseOfEvent } from "../../provider/client/stream/wire";
 import { advance, timelineOf } from "../../provider/lifecycle/install/timeline";
-import { decideFailure } from "../../provider/lifecycle/install/failure-rules";
-import { decideLost, phaseShown, remember, settled } from "../../provider/lifecycle/install/lost-rules";
-import type { Failure, FailureFacts } from "../../provider/lifecycle/install/failure-rules";
-import type { FollowMemory } from "../../provider/lifecycle/install/lost-rules";
+import { decideFailure } from "../../provider/lifecycle/install/rules/failure-rules";
+import { decideLost, phaseShown, remember, settled } from "../../provider/lifecycle/install/rules/lost-rules";
+import type { Failure, FailureFacts } from "../../provider/lifecycle/install/rules/failure-rules";
+import type { FollowMemory } from "../../provider/lifecycle/install/rules/lost-rules";
 import { lookOf } from "../../provider/lifecycle/observe/look";
 import type { Look } from "../../provider/lifecycle/observe/look";
 import type { Observation } from "../../provider/lifecycle/observe/observe";

@@ -51,7 +51,7 @@ import {
   sweepLeftovers,
   sameNameOf,
 } from "../install";
-import type { Attempt, CreateResult, InstallJob } from "../install";
+import type { AttemptEnd, CreateResult, InstallJob } from "../install";
 import type { VmInputs } from "../model";
 
 export type { CreateResult } from "../install";
@@ -123,7 +123,7 @@ function attemptOf(base: InstallJob): InstallJob {
   return { ...job, request: installRequest(job, base.password!) };
 }
 
-async function attemptInstall(base: InstallJob, attempt: number): Promise<Attempt> {
+async function attemptInstall(base: InstallJob, attempt: number): Promise<AttemptEnd> {
   const { ctx, inputs } = base;
   const ticket = await ctx.process.installGates.acquire(base.key, inputs.vmid, ctx.signal);
   // Before the list: an install of the same name that overlaps this one's from here on is seen (sameNameOf).
@@ -159,7 +159,12 @@ async function attemptInstall(base: InstallJob, attempt: number): Promise<Attemp
   }
 }
 
-async function install(job: InstallJob, attempt: number, before: Set<number>, ticket: InstallTicket): Promise<Attempt> {
+async function install(
+  job: InstallJob,
+  attempt: number,
+  before: Set<number>,
+  ticket: InstallTicket,
+): Promise<AttemptEnd> {
   const { ctx, inputs } = job;
   ctx.reporter.info(
     `installing ${inputs.os} ${inputs.version} on ${job.conn.endpoint}` +

@@ -5,7 +5,7 @@ import { timingOf, duration, vmLabel, poll, errorText } from "../core";
 import { CODES, LifecycleError } from "../model";
 import { observe, powerWord } from "../observe";
 import { failWithVm, finishCreate } from "./record";
-import type { CreateResult, InstallJob } from "./record";
+import type { CreateResult, InstallJob } from "./job";
 
 export async function confirm(job: InstallJob, facts: InstallFacts & { vmid: number }): Promise<CreateResult> {
   const { ctx, client } = job;
@@ -16,8 +16,8 @@ export async function confirm(job: InstallJob, facts: InstallFacts & { vmid: num
     done: (o) => o.listed && o.running === true,
     timeoutMs,
   });
-  const seen = r.reached ? r.value : r.last;
-  if (seen === undefined) {
+  const observation = r.reached ? r.value : r.last;
+  if (observation === undefined) {
     // The install completed, so the VM exists; the server just cannot say more now.
     const why = r.reached ? "" : errorText(r.lastError, job.redact);
     return failWithVm(
@@ -27,18 +27,18 @@ export async function confirm(job: InstallJob, facts: InstallFacts & { vmid: num
       r.reached ? undefined : r.lastError,
     );
   }
-  if (!seen.listed) {
+  if (!observation.listed) {
     throw new LifecycleError(
       `the install of VM ${label} reported success, but the server does not list VMID ${facts.vmid} ` +
         `(checked for ${duration(timeoutMs)}); nothing was recorded`,
       { code: CODES.installFailed },
     );
   }
-  const sighting = { facts, seen };
+  const basis = { facts, observation };
   if (!r.reached) {
-    return failWithVm(job, sighting, [
-      `the install of VM ${label} completed, but its status is ${powerWord(seen) ?? "unreadable"}, not running`,
+    return failWithVm(job, basis, [
+      `the install of VM ${label} completed, but its status is ${powerWord(observation) ?? "unreadable"}, not running`,
     ]);
   }
-  return finishCreate(job, sighting, true);
+  return finishCreate(job, basis, true);
 }

@@ -19,18 +19,19 @@
 import type { VmEntry, InstallFacts, Phase } from "../../client";
 import { clockOf, openBoundsOf, timingOf, duration, vmLabel, poll } from "../core";
 import { sincePhase, sinceStart, timelineOf } from "./timeline";
-import type { FollowMemory, Verdict } from "./lost-rules";
-import { InstallWatch, type Followed } from "./install-watch";
+import type { FollowMemory, LostVerdict } from "./rules";
+import { InstallWatch, type FollowedVm } from "./install-watch";
 import type { LostInstall } from "../model";
 import { CODES, LifecycleError, realName } from "../model";
 import { exists, lookAt, unreadable } from "../observe";
-import type { Sight } from "../observe";
+import type { ObservedLook } from "../observe";
 import { failWithVm, finishCreate, recordUnconfirmed } from "./record";
-import type { CreateResult, InstallJob, Sighting } from "./record";
+import type { CreateResult, InstallJob } from "./job";
+import type { StateBasis } from "./record";
 import type { Observation } from "../observe";
 import type { InstallTicket } from "../core";
 import { newVmOf } from "./new-vm";
-import { sendsNode } from "./install-run";
+import { sendsNode } from "./run";
 
 /** Where the stream left the install. */
 export interface LostAt {
@@ -75,7 +76,7 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
         ? `for up to ${duration(settleWaitMs)} once it exists, then it is recorded as unconfirmed (the remaining steps can take up to ${bound})`
         : `for up to ${bound} (the longest the remaining steps can take)`),
   );
-  let verdict: Verdict;
+  let verdict: LostVerdict;
   try {
     const result = await poll(ctx, {
       probe: () => watch.round(watch.mem.seen && watch.vmid() !== undefined ? Math.min(capAt, shortAt) : capAt),
@@ -96,7 +97,7 @@ export async function follow(job: InstallJob, at: LostAt): Promise<CreateResult>
 }
 
 /** What the follow has seen so far; its rounds of observe -> decide are an InstallWatch's. */
-class Watch implements Followed {
+class Watch implements FollowedVm {
   private readonly id: number | undefined;
   private found: number | undefined;
   observation: Observation | undefined; // the last one, when one could be made
@@ -126,11 +127,11 @@ class Watch implements Followed {
     return this.id ?? this.found;
   }
 
-  round(capAt: number): Promise<Verdict> {
+  round(capAt: number): Promise<LostVerdict> {
     return this.rounds.round(this, capAt);
   }
 
-  async look(): Promise<Sight> {
+  async look(): Promise<ObservedLook> {
     const { client, ctx, redact } = this.job;
     try {
       if (this.vmid() === undefined && !(await this.findVmid())) return { look: { kind: "absent" } };
@@ -142,10 +143,10 @@ class Watch implements Followed {
     const vmid = this.vmid()!;
     // Live power state each round: the reboot's stopped moment is short, and the list lags it.
     const expect = { vmName: realName(this.job.name, vmid), live: true };
-    const sight = await lookAt(client, vmid, expect, { redact, signal: ctx.signal, passCancel: true });
-    if (sight.observation !== undefined) this.observation = sight.observation;
-    if (exists(sight.look) && !this.mem.seen) this.firstSeen(vmid);
-    return sight;
+    const looked = await lookAt(client, vmid, expect, { redact, signal: ctx.signal, passCancel: true });
+    if (looked.observation !== undefined) this.observation = looked.observation;
+    if (exists(looked.look) && !this.mem.seen) this.firstSeen(vmid);
+    return looked;
   }
 
   /** An auto install whose VMID the stream never named: the one new VM that can only be this install's. */
@@ -163,7 +164,7 @@ class Watch implements Followed {
     this.job.ctx.reporter.info(`following: VM ${vmLabel(vmid, name)} exists on the server`);
   }
 
-  cancelled(): Verdict {
+  cancelled(): LostVerdict {
     if (this.vmid() === undefined) return { kind: "failed", why: "the follow was cancelled before the VMID was known" };
     return {
       kind: "partial",
@@ -172,8 +173,8 @@ class Watch implements Followed {
     };
   }
 
-  sighting(): Sighting {
-    return { facts: { ...this.at.facts, vmid: this.vmid() }, seen: this.observation };
+  basis(): StateBasis {
+    return { facts: { ...this.at.facts, vmid: this.vmid() }, observation: this.observation };
   }
 
   /** Its list entry, when the last observation found it under its name. */
@@ -182,7 +183,13 @@ class Watch implements Followed {
   }
 }
 
-async function record(job: InstallJob, at: LostAt, watch: Watch, v: Verdict, t: LostInstall): Promise<CreateResult> {
+async function record(
+  job: InstallJob,
+  at: LostAt,
+  watch: Watch,
+  v: LostVerdict,
+  t: LostInstall,
+): Promise<CreateResult> {
   const stream = at.why.split("\n")[0];
   const vmid = watch.vmid();
   const label = vmid === undefined ? "(VMID never named)" : vmLabel(vmid, watch.entry()?.name);
@@ -193,14 +200,14 @@ async function record(job: InstallJob, at: LostAt, watch: Watch, v: Verdict, t: 
           `VM ${label}: ${v.why}; its completion was not seen (the stream was lost), so it is recorded as installed`,
         );
       }
-      return finishCreate(job, watch.sighting(), true);
+      return finishCreate(job, watch.basis(), true);
     case "partial":
       if (v.installState === "unconfirmed" && !job.ctx.signal?.aborted) {
-        return recordUnconfirmed(job, watch.sighting(), t, `${stream}: ${v.why}`);
+        return recordUnconfirmed(job, watch.basis(), t, `${stream}: ${v.why}`);
       }
       return failWithVm(
         job,
-        watch.sighting(),
+        watch.basis(),
         [
           `lost the install stream of VM ${label} at ${t.step ? `step "${t.step}"` : "the start"} (${stream}): ${v.why}`,
         ],

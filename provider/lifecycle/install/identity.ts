@@ -15,7 +15,7 @@
 // server may still be carrying out: it is waited for, not duplicated.
 import type { VmEntry } from "../../client";
 import type { JournalEntry } from "../model";
-import type { InstallJob } from "./record";
+import type { InstallJob } from "./job";
 import { LIMITS, readStackName, realName } from "../model";
 import { vmLabel } from "../core";
 

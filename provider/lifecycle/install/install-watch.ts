@@ -19,17 +19,17 @@ import type { GoPveQemuApi } from "../../client";
 import { clockOf, openBoundsOf, timingOf } from "../core";
 import type { LifecycleContext } from "../core";
 import { RUNNING, exists } from "../observe";
-import type { Look, Sight } from "../observe";
+import type { Look, ObservedLook } from "../observe";
 import type { LostInstall } from "../model";
-import { decideLost, phaseShown, remember } from "./lost-rules";
-import type { FollowMemory, Verdict } from "./lost-rules";
+import { decideLost, phaseShown, remember } from "./rules";
+import type { FollowMemory, LostVerdict } from "./rules";
 import { advance, stoppedGrace } from "./timeline";
-import { powerTurn } from "./power-watch";
+import { powerTurn } from "./run";
 
-/** What is followed: the VM's VMID once known, and a full look at it. */
-export interface Followed {
+/** The VM a follow follows: its VMID once known, and a full look at it. */
+export interface FollowedVm {
   vmid(): number | undefined;
-  look(): Promise<Sight>;
+  look(): Promise<ObservedLook>;
 }
 
 export interface WatchTarget {
@@ -50,7 +50,7 @@ export interface WatchTarget {
 export class InstallWatch {
   mem: FollowMemory;
   /** the last full look's verdict, which a quick round repeats */
-  private verdict: Verdict | undefined;
+  private verdict: LostVerdict | undefined;
   private lastFullAt = Number.NEGATIVE_INFINITY;
   /** the last full look read the live power state (`status` is node-local: elsewhere it never answers) */
   private liveReadable = false;
@@ -75,7 +75,7 @@ export class InstallWatch {
    * change the verdict now, else a full look. A round at or past `capAt` (the
    * last one) is always a full look: its verdict is final.
    */
-  async round(vm: Followed, capAt: number): Promise<Verdict> {
+  async round(vm: FollowedVm, capAt: number): Promise<LostVerdict> {
     const vmid = vm.vmid();
     const last = capAt <= clockOf(this.target.ctx).now();
     if (!last && vmid !== undefined && this.verdict !== undefined && this.watchingReboot(true)) {
@@ -87,18 +87,18 @@ export class InstallWatch {
       }
     }
     this.quick = false;
-    const sight = await vm.look();
+    const looked = await vm.look();
     const now = clockOf(this.target.ctx).now();
     this.lastFullAt = now;
-    this.liveReadable = sight.observation?.status !== undefined;
-    const seen = sight.look;
-    this.noteRestart(seen, now);
+    this.liveReadable = looked.observation?.status !== undefined;
+    const look = looked.look;
+    this.noteRestart(look, now);
     const open = openBoundsOf(this.target.ctx);
-    if (exists(seen)) {
-      this.mem = remember(this.mem, seen, now);
-      this.t = advance(this.t, phaseShown(seen)!, now, open, this.target.withNode);
+    if (exists(look)) {
+      this.mem = remember(this.mem, look, now);
+      this.t = advance(this.t, phaseShown(look)!, now, open, this.target.withNode);
     }
-    this.verdict = decideLost(this.t, seen, this.mem, now, {
+    this.verdict = decideLost(this.t, look, this.mem, now, {
       capAt: Math.min(capAt, this.t.settleBy),
       vmidKnown: vm.vmid() !== undefined,
       grace: stoppedGrace(open),
@@ -107,9 +107,9 @@ export class InstallWatch {
   }
 
   /** A refusal before any answer, right after the stream's connection ended: the server's process had died. */
-  private noteRestart(seen: Look, now: number): void {
-    if (seen.kind !== "unreadable") this.answered = true;
-    else if (seen.refused === true && !this.answered && this.target.restartEvidence === true) {
+  private noteRestart(look: Look, now: number): void {
+    if (look.kind !== "unreadable") this.answered = true;
+    else if (look.refused === true && !this.answered && this.target.restartEvidence === true) {
       this.mem = { ...this.mem, restartedAt: this.mem.restartedAt ?? now };
     }
   }

@@ -7,13 +7,13 @@
 // phase the VM shows now and from when its install began (the evidence says
 // when): a VM whose install began long ago is settled at once.
 import type { InstallFacts } from "../../client";
-import { phaseShown } from "./lost-rules";
+import { phaseShown } from "./rules";
 import { follow } from "./follow";
 import type { Own } from "./identity";
 import type { JournalEntry } from "../model";
 import { vmLabel } from "../core";
 import { lookOf, observe } from "../observe";
-import type { CreateResult, InstallJob } from "./record";
+import type { CreateResult, InstallJob } from "./job";
 import { nameFromVmName } from "../model";
 import type { InstallTicket } from "../core";
 
@@ -32,7 +32,7 @@ export async function takeOver(
   // The follow knows the VM by the name that install sent.
   const named = { ...job, name: nameFromVmName(entry.name, entry.vmid), marked: own.evidence === "mark" };
   const taken = withoutPassword(named);
-  const seen = await observe(job.client, entry.vmid, { vmName: entry.name }, job.ctx.signal);
+  const observation = await observe(job.client, entry.vmid, { vmName: entry.name }, job.ctx.signal);
   job.ctx.reporter.warn(
     `VM ${label} was left by an interrupted create of this resource (${EVIDENCE[own.evidence]}); ` +
       "it is taken over instead of installing another" +
@@ -42,7 +42,7 @@ export async function takeOver(
   return follow(taken, {
     facts: factsOf(entry.vmid, entry.name, true, ipOf(journal, entry.vmid)),
     step: "",
-    phase: phaseShown(lookOf(seen)) ?? "createVm",
+    phase: phaseShown(lookOf(observation)) ?? "createVm",
     before: new Set([...before].filter((vmid) => vmid !== entry.vmid)),
     ticket,
     why: WHY,

@@ -9,7 +9,7 @@ import type { VmEntry } from "../../client";
 import { destroyVm } from "../delete";
 import { claimOf, ownVms } from "./identity";
 import { vmLabel, errorText } from "../core";
-import type { InstallJob } from "./record";
+import type { InstallJob } from "./job";
 
 /** Removes these VMs of this resource's earlier interrupted creates. */
 export async function removeLeftovers(job: InstallJob, leftovers: VmEntry[]): Promise<void> {

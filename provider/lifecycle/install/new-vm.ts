@@ -15,7 +15,7 @@ import type { VmEntry } from "../../client";
 import { CODES, LifecycleError, realName } from "../model";
 import { vmLabel } from "../core";
 import { claimOf, ownVms } from "./identity";
-import type { InstallJob } from "./record";
+import type { InstallJob } from "./job";
 import type { NameHold } from "../core";
 
 /** What an unmarked install with the server's VMID needs to recognise its VM; undefined for any other. */

@@ -2,9 +2,8 @@
 // a state true to it (success), a partial create, or a destroyed VM with a
 // plain error (destroyOnCreateFailure). Shared by create (the confirmed
 // path and stream failures) and follow (the followed path).
-import type { GoPveQemuApi, InstallRequest, VmEntry, InstallFacts } from "../../client";
-import type { LostInstall, ResolvedConnection, VmInputs, VmState } from "../model";
-import type { LifecycleContext, Redactor } from "../core";
+import type { VmEntry, InstallFacts } from "../../client";
+import type { LostInstall, VmInputs, VmState } from "../model";
 import { destroyVm } from "../delete";
 import {
   CODES,
@@ -21,57 +20,27 @@ import { diskFromList, memoryFromList, RUNNING, isDisabled, powerWord } from "..
 import type { Observation } from "../observe";
 import { shutdownAndWait } from "../power";
 import { settleTime } from "./settle";
-
-export interface CreateResult {
-  id: string;
-  state: VmState;
-}
-
-/** Everything one create needs, built once. */
-export interface InstallJob {
-  inputs: VmInputs;
-  conn: ResolvedConnection;
-  client: GoPveQemuApi;
-  /** undefined when not known (an interrupted create's generated password) */
-  password?: string;
-  passwordGenerated: boolean;
-  redact: Redactor;
-  ctx: LifecycleContext;
-  request: InstallRequest;
-  /** endpoint key for the VMID gate */
-  key: string;
-  /** the name the install sends: the user's, this stack's marked name (stackName), or none */
-  name?: string;
-  /** `name` carries this stack's mark for this resource: a VM with it can only be this resource's */
-  marked: boolean;
-  /** the stack's identity, when the program declared it (the StackIdentity resource) */
-  identity?: string;
-  /** when this attempt's install began (ms, the lifecycle's clock) */
-  startedAt: number;
-  /** the server's own node, when known: an install there names no node (sendsNode) */
-  serverNode?: string;
-  /** an unmarked name with the VMID the server's to pick: what can tell its new VM from others' (sameNameOf) */
-  sameName?: { before: VmEntry[]; contested(): boolean };
-}
+import type { CreateResult, InstallJob } from "./job";
 
 /**
- * What is known of the VM at some moment, for its state: the stream's facts,
- * and the observation of it, if one was made. The decision tables take a
- * Look of the same observation.
+ * What a recorded state is made from: the stream's facts, and the
+ * observation of the VM, if one was made. The decision tables take the Look
+ * of the same observation (lookOf); the state needs the observation itself
+ * (its list entry's sizes and node).
  */
-export interface Sighting {
+export interface StateBasis {
   facts: Partial<InstallFacts>;
-  seen?: Observation;
+  observation?: Observation;
 }
 
 /** Its list entry, when the observation found it under its name. */
-function entryOf(s: Sighting): VmEntry | undefined {
-  return s.seen?.listed && s.seen.nameMatches ? s.seen.entry : undefined;
+function entryOf(s: StateBasis): VmEntry | undefined {
+  return s.observation?.listed && s.observation.nameMatches ? s.observation.entry : undefined;
 }
 
 /** Its power word ("running", "stopped", ...), when the observation found it under its name. */
-function statusOf(s: Sighting): string | undefined {
-  return s.seen?.listed && s.seen.nameMatches ? powerWord(s.seen) : undefined;
+function statusOf(s: StateBasis): string | undefined {
+  return s.observation?.listed && s.observation.nameMatches ? powerWord(s.observation) : undefined;
 }
 
 const LIMIT_NAMES = { cpu: "VM_MAX_CPU", memoryMb: "VM_MAX_RAM", diskGb: "VM_MAX_DISK" } as const;
@@ -80,9 +49,9 @@ const LIMIT_NAMES = { cpu: "VM_MAX_CPU", memoryMb: "VM_MAX_RAM", diskGb: "VM_MAX
  * The VM exists and runs: record it, say what the server clamped, and apply
  * `running: false`. Shared by the confirmed path and the followed path.
  */
-export async function finishCreate(job: InstallJob, seen: Sighting, completed: boolean): Promise<CreateResult> {
+export async function finishCreate(job: InstallJob, basis: StateBasis, completed: boolean): Promise<CreateResult> {
   const { ctx, inputs } = job;
-  const state = stateFrom(job, seen, completed);
+  const state = stateFrom(job, basis, completed);
   for (const key of ["cpu", "memoryMb", "diskGb"] as const) {
     const c = state.clamped?.[key];
     if (c) {
@@ -120,8 +89,8 @@ export async function finishCreate(job: InstallJob, seen: Sighting, completed: b
  * create succeeds, its outputs usable) as unconfirmed, with why and from when
  * the server's answers can settle it, for the next refresh, preview or up.
  */
-export function recordUnconfirmed(job: InstallJob, seen: Sighting, lost: LostInstall, why: string): CreateResult {
-  const state = stateFrom(job, seen, false, undefined, { ...lost, reason: why.split("\n")[0] });
+export function recordUnconfirmed(job: InstallJob, basis: StateBasis, lost: LostInstall, why: string): CreateResult {
+  const state = stateFrom(job, basis, false, undefined, { ...lost, reason: why.split("\n")[0] });
   job.ctx.reporter.warn(
     `VM ${vmLabel(state.vmid, state.vmName)} is recorded as unconfirmed (${why}); ${settleTime(lost)}: ` +
       "until then an `up` plans no change for it while it runs, and the first `up` or `refresh` from then records it " +
@@ -131,14 +100,20 @@ export function recordUnconfirmed(job: InstallJob, seen: Sighting, lost: LostIns
 }
 
 /** A state true to what is known of the VM. */
-function stateFrom(job: InstallJob, seen: Sighting, completed: boolean, problem?: string, lost?: LostInstall): VmState {
+function stateFrom(
+  job: InstallJob,
+  basis: StateBasis,
+  completed: boolean,
+  problem?: string,
+  lost?: LostInstall,
+): VmState {
   const { inputs, conn } = job;
-  const facts = seen.facts;
+  const facts = basis.facts;
   const vmid = facts.vmid ?? inputs.vmid;
   if (vmid === undefined) throw new Error("stateFrom needs a VMID");
-  const entry = entryOf(seen);
-  const { want, actual } = sizesOf(inputs, seen);
-  const status = statusOf(seen);
+  const entry = entryOf(basis);
+  const { want, actual } = sizesOf(inputs, basis);
+  const status = statusOf(basis);
   const running = status !== undefined ? status === RUNNING : entry?.running;
   return dropUndefined<VmState>({
     vmid,
@@ -155,7 +130,7 @@ function stateFrom(job: InstallJob, seen: Sighting, completed: boolean, problem?
     passwordHash: inputs.passwordHash,
     connection: conn,
     inputs: desiredOf(inputs),
-    clamped: clampsOf(want, actual, seen),
+    clamped: clampsOf(want, actual, basis),
     disabled: entry && isDisabled(entry) ? true : undefined,
     installComplete: completed,
     installProblem: completed || problem === undefined ? undefined : problem.split("\n")[0],
@@ -170,9 +145,9 @@ type Sizes = Record<"cpu" | "memoryMb" | "diskGb", number>;
  * What was asked (defaults applied) and what the VM has: the list for cpu
  * (exact), else the clamping facts, else what was asked.
  */
-function sizesOf(inputs: VmInputs, seen: Sighting): { want: Sizes; actual: Sizes } {
-  const { facts } = seen;
-  const entry = entryOf(seen);
+function sizesOf(inputs: VmInputs, basis: StateBasis): { want: Sizes; actual: Sizes } {
+  const { facts } = basis;
+  const entry = entryOf(basis);
   const want = {
     cpu: inputs.cpu ?? SERVER_DEFAULTS.cpu,
     memoryMb: inputs.memoryMb ?? SERVER_DEFAULTS.memoryMb,
@@ -189,10 +164,10 @@ function sizesOf(inputs: VmInputs, seen: Sighting): { want: Sizes; actual: Sizes
 }
 
 /** The server's cuts: only one it announced, or one the list proves (less than asked). */
-function clampsOf(want: Sizes, actual: Sizes, seen: Sighting): VmState["clamped"] {
+function clampsOf(want: Sizes, actual: Sizes, basis: StateBasis): VmState["clamped"] {
   const clamped: NonNullable<VmState["clamped"]> = {};
   for (const key of ["cpu", "memoryMb", "diskGb"] as const) {
-    if (actual[key] < want[key] && (seen.facts[key] !== undefined || entryOf(seen) !== undefined)) {
+    if (actual[key] < want[key] && (basis.facts[key] !== undefined || entryOf(basis) !== undefined)) {
       clamped[key] = { requested: want[key], limit: actual[key] };
     }
   }
@@ -205,13 +180,13 @@ function clampsOf(want: Sizes, actual: Sizes, seen: Sighting): VmState["clamped"
  */
 export async function failWithVm(
   job: InstallJob,
-  seen: Sighting,
+  basis: StateBasis,
   reasons: string[],
   cause?: unknown,
   lost?: LostInstall,
 ): Promise<never> {
   const { ctx, redact } = job;
-  const state = stateFrom(job, seen, false, reasons.join("; "), lost);
+  const state = stateFrom(job, basis, false, reasons.join("; "), lost);
   const label = vmLabel(state.vmid, state.vmName);
   const safe = reasons.map(redact);
   if (lost) {
@@ -220,7 +195,7 @@ export async function failWithVm(
       `VM ${label} is kept in state as unconfirmed (installState "unconfirmed", stream lost at ${lost.step ? `step "${lost.step}"` : "the start"}): ` +
         "the next `pulumi up` or `pulumi refresh` settles it: recorded as installed once the server can no longer remove it, dropped from state if the server removed it",
     );
-  } else if (job.inputs.destroyOnCreateFailure === true && entryOf(seen) !== undefined) {
+  } else if (job.inputs.destroyOnCreateFailure === true && entryOf(basis) !== undefined) {
     ctx.reporter.warn(`destroyOnCreateFailure: destroying VM ${label}`);
     let destroyError: unknown;
     try {

@@ -8,7 +8,7 @@
 import { clockOf, openBoundsOf } from "../core";
 import type { LifecycleContext } from "../core";
 import { lookOf } from "../observe";
-import { settled } from "./lost-rules";
+import { settled } from "./rules";
 import { underBounds } from "./timeline";
 import type { Observation } from "../observe";
 import type { LostInstall, VmState } from "../model";
@@ -16,12 +16,12 @@ import type { LostInstall, VmState } from "../model";
 /** The state after this look settled its install, said to the user; undefined when the server removed the VM. */
 export function settleUnconfirmed(
   state: VmState,
-  seen: Observation,
+  observation: Observation,
   ctx: LifecycleContext,
   label: string,
 ): VmState | undefined {
-  if (state.installState !== "unconfirmed" || state.installLost === undefined || seen.disabled) return state;
-  const result = settled(withTimeline(state, ctx), lookOf(seen), clockOf(ctx).now());
+  if (state.installState !== "unconfirmed" || state.installLost === undefined || observation.disabled) return state;
+  const result = settled(withTimeline(state, ctx), lookOf(observation), clockOf(ctx).now());
   switch (result.kind) {
     case "gone":
       ctx.reporter.info(`VM ${label}: its install is settled as failed and the VM is gone (${result.why})`);

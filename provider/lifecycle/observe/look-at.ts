@@ -11,7 +11,8 @@ import type { Expectations, Observation } from "./observe";
 import { errorText } from "../core";
 import type { Redactor } from "../core";
 
-export interface Sight {
+/** A Look with the Observation it was made from (none when the server could not be read). */
+export interface ObservedLook {
   look: Look;
   /** the observation behind the look; absent when the server could not be read */
   observation?: Observation;
@@ -28,7 +29,7 @@ export async function lookAt(
   vmid: number,
   expect: Expectations,
   how: { redact: Redactor; signal?: AbortSignal; passCancel?: boolean },
-): Promise<Sight> {
+): Promise<ObservedLook> {
   try {
     const observation = await observe(client, vmid, expect, how.signal);
     return { look: lookOf(observation), observation };

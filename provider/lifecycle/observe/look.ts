@@ -19,11 +19,16 @@ export type Look =
   | { kind: "present"; running?: boolean; node: string; tagged: boolean };
 
 /** An observation as a Look. A failed observation is `{ kind: "unreadable" }`, made by the caller from the error. */
-export function lookOf(seen: Observation): Look {
-  if (!seen.listed || seen.entry === undefined) return { kind: "absent" };
-  if (seen.disabled) return { kind: "disabled" };
-  if (!seen.nameMatches) return { kind: "other", name: seen.entry.name };
-  return { kind: "present", running: seen.running, node: seen.entry.node, tagged: seen.entry.os !== "" };
+export function lookOf(observation: Observation): Look {
+  if (!observation.listed || observation.entry === undefined) return { kind: "absent" };
+  if (observation.disabled) return { kind: "disabled" };
+  if (!observation.nameMatches) return { kind: "other", name: observation.entry.name };
+  return {
+    kind: "present",
+    running: observation.running,
+    node: observation.entry.node,
+    tagged: observation.entry.os !== "",
+  };
 }
 
 /** The VM is on the server under its name: present, or disabled (which lists it, with nothing real). */

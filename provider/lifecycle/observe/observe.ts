@@ -80,18 +80,18 @@ export async function observe(
   if (entry === undefined) return { vmid, listed: false, disabled: false, nameMatches: false };
   const disabled = isDisabled(entry);
   const nameMatches = disabled || expect.vmName === undefined || entry.name === expect.vmName;
-  const seen: Observation = { vmid, listed: true, entry, disabled, nameMatches };
-  if (disabled) return seen;
-  seen.running = entry.running;
-  if (expect.status === false || !nameMatches || (entry.running && expect.live !== true)) return seen;
+  const observation: Observation = { vmid, listed: true, entry, disabled, nameMatches };
+  if (disabled) return observation;
+  observation.running = entry.running;
+  if (expect.status === false || !nameMatches || (entry.running && expect.live !== true)) return observation;
   try {
-    seen.status = await client.status(vmid, { signal });
-    seen.running = seen.status === RUNNING;
+    observation.status = await client.status(vmid, { signal });
+    observation.running = observation.status === RUNNING;
   } catch (err) {
     if (signal?.aborted) throw err;
-    seen.statusError = err;
+    observation.statusError = err;
   }
-  return seen;
+  return observation;
 }
 
 /**
@@ -117,10 +117,10 @@ export async function observeFor(
 }
 
 /** The power word of an observation: `status`'s, else the list's flag as a word, else undefined. */
-export function powerWord(seen: Observation): string | undefined {
-  if (seen.status !== undefined) return seen.status;
-  if (seen.running === undefined) return undefined;
-  return seen.running ? RUNNING : STOPPED;
+export function powerWord(observation: Observation): string | undefined {
+  if (observation.status !== undefined) return observation.status;
+  if (observation.running === undefined) return undefined;
+  return observation.running ? RUNNING : STOPPED;
 }
 
 /** The state fields an observation speaks for. */
@@ -132,17 +132,17 @@ export type ObservedFields = Pick<VmState, "vmName" | "node" | "cpu" | "memoryMb
  * drift: memoryFromList, diskFromList); a disabled one lists none, so the known values stay and
  * `disabled` is set; an unlisted one changes nothing.
  */
-export function observedFields(seen: Observation, known: ObservedFields): ObservedFields {
-  const entry = seen.entry;
+export function observedFields(observation: Observation, known: ObservedFields): ObservedFields {
+  const entry = observation.entry;
   if (entry === undefined) return { ...known };
-  if (seen.disabled) return { ...known, disabled: true };
+  if (observation.disabled) return { ...known, disabled: true };
   return {
     vmName: entry.name,
     node: entry.node,
     cpu: entry.cpu,
     memoryMb: memoryFromList(entry.memory, known.memoryMb),
     diskGb: diskFromList(entry.disk, known.diskGb),
-    running: seen.running,
+    running: observation.running,
     disabled: undefined,
   };
 }

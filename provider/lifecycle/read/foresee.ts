@@ -12,7 +12,7 @@ import { clockOf, duration, errorText, sessionOf, timingOf } from "../core";
 import type { LifecycleContext } from "../core";
 import { lookOf, observe } from "../observe";
 import { planUnconfirmed, settleTime, withTimeline } from "../install";
-import type { UnconfirmedPlan } from "../install";
+import type { UnconfirmedVerdict } from "../install";
 
 /** What the next up does with the unconfirmed install of VM `id`: `held` when nothing (no change, no wait). */
 export interface Foreseen {
@@ -32,7 +32,7 @@ export async function foreseeSettle(id: string, olds: VmState, ctx: LifecycleCon
   }
   const { client, redact, label } = sessionOf(ctx, state, conn, [state.password]);
   const head = `VM ${label}: its install is unconfirmed (${lost.reason ?? `stream lost at ${lost.step ? `step "${lost.step}"` : "the start"}`})`;
-  let plan: UnconfirmedPlan;
+  let plan: UnconfirmedVerdict;
   try {
     const seen = await observe(client, state.vmid, { vmName: state.vmName, live: true }, ctx.signal);
     plan = planUnconfirmed(state, lookOf(seen), clockOf(ctx).now());
@@ -48,7 +48,7 @@ export async function foreseeSettle(id: string, olds: VmState, ctx: LifecycleCon
   return { held: plan.kind === "hold" };
 }
 
-function said(plan: UnconfirmedPlan, settleWaitMs: number): string {
+function said(plan: UnconfirmedVerdict, settleWaitMs: number): string {
   switch (plan.kind) {
     case "hold":
       return `${plan.why}: no change is planned for it and nothing waits for it; what is not known yet is whether the server still removes it`;

@@ -15,10 +15,10 @@ import type { GoPveQemuApi } from "../../client";
 import { clockOf, timingOf, duration, poll, errorText } from "../core";
 import type { LifecycleContext, Redactor } from "../core";
 import { InstallWatch, settleTime, withTimeline } from "../install";
-import type { Followed, Verdict } from "../install";
+import type { FollowedVm, LostVerdict } from "../install";
 import type { LostInstall, VmState } from "../model";
 import { lookOf, observe, observedFields } from "../observe";
-import type { Observation, Sight } from "../observe";
+import type { Observation, ObservedLook } from "../observe";
 
 export interface SettleTarget {
   client: GoPveQemuApi;
@@ -64,7 +64,7 @@ export async function followUnconfirmed(t: SettleTarget, state: VmState): Promis
 }
 
 /** The VM whose install is followed; the rounds of observe -> decide are an InstallWatch's. */
-class Watch implements Followed {
+class Watch implements FollowedVm {
   private last: Observation | undefined;
   readonly rounds: InstallWatch;
   /** when a look first found the VM under its name in this follow */
@@ -84,7 +84,7 @@ class Watch implements Followed {
     return this.t.vmid;
   }
 
-  async look(): Promise<Sight> {
+  async look(): Promise<ObservedLook> {
     const { client, vmid, ctx, redact } = this.t;
     try {
       this.last = await observe(client, vmid, { vmName: this.state.vmName, live: true }, ctx.signal);
@@ -98,7 +98,7 @@ class Watch implements Followed {
   }
 
   /** The verdict as the state to plan from. */
-  settled(v: Verdict): VmState | undefined {
+  settled(v: LostVerdict): VmState | undefined {
     const { installState: _s, installLost: _l, ...rest } = this.state;
     const seen = this.last?.listed && this.last.nameMatches ? observedFields(this.last, this.state) : {};
     const { reporter } = this.t.ctx;

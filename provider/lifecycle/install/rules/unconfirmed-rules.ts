@@ -1,6 +1,8 @@
-// What a deployment does with an install recorded as unconfirmed, from one
-// look now, as a pure decision table: (the stored timeline, what the VM
-// shows, the time) -> settle it, follow it, or hold it.
+// Decision table: what a deployment does with an install recorded as unconfirmed.
+//   decides: planUnconfirmed (read's preview and update ask it).
+//   inputs:  the stored state with its timeline, one Look now, the time.
+//   answers: UnconfirmedVerdict: settle (with settled's SettleVerdict),
+//            follow, or hold until the stored settle time.
 //
 // - settle: the look decides it (settled): installed, failed and kept, or gone.
 // - follow: the server may still move it, and a wait can see that: the VM has
@@ -16,28 +18,28 @@
 //
 // Absence is evidence only after the window: a VM not listed while the
 // server may still create it is an install still running, never "gone".
-import type { Look } from "../observe";
-import type { LostInstall, VmState } from "../model";
-import { settled, type Settled } from "./lost-rules";
+import type { Look } from "../../observe";
+import type { LostInstall, VmState } from "../../model";
+import { settled, type SettleVerdict } from "./lost-rules";
 
-export type UnconfirmedPlan =
-  | { kind: "settle"; result: Exclude<Settled, { kind: "unconfirmed" }> }
+export type UnconfirmedVerdict =
+  | { kind: "settle"; result: Exclude<SettleVerdict, { kind: "unconfirmed" }> }
   | { kind: "follow"; why: string }
   | { kind: "hold"; why: string; until: number };
 
 export function planUnconfirmed(
   state: VmState & { installLost: LostInstall },
-  seen: Look,
+  look: Look,
   now: number,
-): UnconfirmedPlan {
-  const result = settled(state, seen, now);
+): UnconfirmedVerdict {
+  const result = settled(state, look, now);
   if (result.kind !== "unconfirmed") return { kind: "settle", result };
   const lost = state.installLost;
-  switch (seen.kind) {
+  switch (look.kind) {
     case "absent":
       return { kind: "follow", why: "the VM has not appeared yet, and the server may still create it" };
     case "unreadable":
-      return { kind: "follow", why: `the server could not be asked (${seen.error})` };
+      return { kind: "follow", why: `the server could not be asked (${look.error})` };
     case "disabled":
       // The server refuses to control it and lists nothing real: no wait shows more.
       return {
@@ -49,7 +51,7 @@ export function planUnconfirmed(
       // settled() answers "gone" for a VMID held by another VM: unreachable here.
       return { kind: "follow", why: "its VMID is held by another VM" };
     case "present":
-      if (seen.running !== true) {
+      if (look.running !== true) {
         return { kind: "follow", why: "the VM is stopped: the install may still start it, or remove it" };
       }
       if (!lost.seen) {

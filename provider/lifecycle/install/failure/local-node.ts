@@ -6,10 +6,10 @@
 // is the server's: it is learned, the half-made VM (its VMID came in this
 // install's stream, and it was not there before) is destroyed, and the
 // install runs again without `node`, which puts the VM on that very node.
-import { destroyVm } from "../delete";
-import { errorText, vmLabel } from "../core";
-import { realName } from "../model";
-import type { InstallJob } from "./record";
+import { destroyVm } from "../../delete";
+import { errorText, vmLabel } from "../../core";
+import { realName } from "../../model";
+import type { InstallJob } from "../job";
 
 interface Again {
   kind: "retry";

@@ -1,47 +1,45 @@
-// The rules after an install's stream was lost, as pure functions: (the
-// timeline, what the VM shows now, what earlier looks showed, the time) -> a
-// verdict. Success is recorded only once the server can no longer undo it:
+// Decision table: what became of an install whose stream was lost.
+//   decides: decideLost, one round of a follow (restartVerdict is asked
+//            first); remember, what one look adds to the follow's memory;
+//            settled, an unconfirmed install from one look, without memory.
+//   inputs:  the install's timeline (LostInstall), one Look now, what
+//            earlier looks showed (FollowMemory), the time.
+//   answers: LostVerdict (done, partial, failed, follow, unknown; never
+//            retry, which only FailureVerdict gives); settled: SettleVerdict.
+//
+// Success is recorded only once the server can no longer undo it:
 // it destroys a half-made VM when the disk import, the initialisation or the
 // SSH initialisation fails, so "the VM runs" proves nothing until the time
 // those steps can still take has passed, or until the VM was seen through
 // its one reboot (which comes only after the SSH initialisation succeeded).
 // Where the outcome cannot be known in time, the VM is recorded as
 // unconfirmed with its timeline, and the next refresh or up settles it.
-import { phaseIndex } from "../../client";
-import type { Phase } from "../../client";
-import { duration } from "../core";
-import { exists, runs } from "../observe";
-import type { Look } from "../observe";
-import type { LostInstall, VmState } from "../model";
+import { phaseIndex } from "../../../client";
+import type { Phase } from "../../../client";
+import { duration } from "../../core";
+import { exists, runs } from "../../observe";
+import type { Look } from "../../observe";
+import type { LostInstall, VmState } from "../../model";
 import { restartVerdict } from "./restart-rules";
+import type { LostVerdict } from "./verdicts";
 
 /** The phase the server has reached at least, by what the VM shows. */
-export function phaseShown(seen: Look): Phase | undefined {
-  if (!exists(seen)) return undefined;
-  if (runs(seen)) return "waitReady"; // only `qm start` runs it
+export function phaseShown(look: Look): Phase | undefined {
+  if (!exists(look)) return undefined;
+  if (runs(look)) return "waitReady"; // only `qm start` runs it
   // The OS tag is set while initialising; a disabled VM lists the tag "-".
-  const tagged = seen.kind === "disabled" || seen.tagged;
+  const tagged = look.kind === "disabled" || look.tagged;
   return tagged ? "initConfig" : "importDisk";
 }
 
-// ---- verdicts --------------------------------------------------------------------------
-
-export type Verdict =
-  /** record success; `inferred` when the completion itself was never seen */
-  | { kind: "done"; inferred: boolean; why?: string }
-  /** keep the VM in state: the install failed and left it, or its outcome is not known yet */
-  | { kind: "partial"; installState: "failed" | "unconfirmed"; why: string }
-  /** nothing of this install exists: a plain error, nothing in state */
-  | { kind: "failed"; why: string }
-  /** nothing was made and a second try can work */
-  | { kind: "retry"; why: string; advice: string }
-  /** ask again later, until `until` at the latest */
-  | { kind: "follow"; why: string; until: number }
-  /** it cannot be known, and there is no VMID to record */
-  | { kind: "unknown"; why: string };
-
 // ---- after a lost stream --------------------------------------------------------------
 
+/**
+ * What a follow remembers across its looks. A name of its own, not a Look:
+ * no view of the VM at one moment, but what several looks added up to
+ * (remember), which the reboot rule and the stays-stopped rule need, and
+ * which the power watch of a stream still read hands to the follow.
+ */
 export interface FollowMemory {
   /** the VM was seen since the stream was lost */
   seen: boolean;
@@ -70,9 +68,9 @@ export interface FollowMemory {
  * the reboot rule (a power state that could not be read is no stop); a
  * disabled VM lists no power state at all.
  */
-export function remember(mem: FollowMemory, seen: Look, now: number): FollowMemory {
-  if (!exists(seen)) return mem;
-  if (runs(seen)) {
+export function remember(mem: FollowMemory, look: Look, now: number): FollowMemory {
+  if (!exists(look)) return mem;
+  if (runs(look)) {
     return {
       seen: true,
       ran: true,
@@ -81,7 +79,7 @@ export function remember(mem: FollowMemory, seen: Look, now: number): FollowMemo
       ...(mem.restartedAt !== undefined ? { restartedAt: mem.restartedAt } : {}),
     };
   }
-  const stopped = seen.kind === "present" && seen.running === false;
+  const stopped = look.kind === "present" && look.running === false;
   return {
     ...mem,
     seen: true,
@@ -97,30 +95,36 @@ export function remember(mem: FollowMemory, seen: Look, now: number): FollowMemo
  */
 export function decideLost(
   t: LostInstall,
-  seen: Look,
+  look: Look,
   mem: FollowMemory,
   now: number,
   end: { capAt: number; vmidKnown: boolean; grace: number },
-): Verdict {
+): LostVerdict {
   return (
-    restartVerdict(t, seen, mem) ?? shownVerdict(t, seen, mem, now, end.grace) ?? pendingVerdict(t, seen, mem, now, end)
+    restartVerdict(t, look, mem) ?? shownVerdict(t, look, mem, now, end.grace) ?? pendingVerdict(t, look, mem, now, end)
   );
 }
 
 /** The verdict the look settles by itself, if any. */
-function shownVerdict(t: LostInstall, seen: Look, mem: FollowMemory, now: number, grace: number): Verdict | undefined {
-  if (seen.kind === "other") {
+function shownVerdict(
+  t: LostInstall,
+  look: Look,
+  mem: FollowMemory,
+  now: number,
+  grace: number,
+): LostVerdict | undefined {
+  if (look.kind === "other") {
     return {
       kind: "failed",
-      why: `its VMID is now held by another VM ("${seen.name}"), so this install cannot have made it`,
+      why: `its VMID is now held by another VM ("${look.name}"), so this install cannot have made it`,
     };
   }
-  if (seen.kind === "absent") return absentVerdict(t, mem, now);
-  if (exists(seen)) return existingVerdict(t, runs(seen), mem, now, grace);
+  if (look.kind === "absent") return absentVerdict(t, mem, now);
+  if (exists(look)) return existingVerdict(t, runs(look), mem, now, grace);
   return undefined;
 }
 
-function absentVerdict(t: LostInstall, mem: FollowMemory, now: number): Verdict | undefined {
+function absentVerdict(t: LostInstall, mem: FollowMemory, now: number): LostVerdict | undefined {
   if (mem.seen)
     return {
       kind: "failed",
@@ -140,7 +144,7 @@ function existingVerdict(
   mem: FollowMemory,
   now: number,
   grace: number,
-): Verdict | undefined {
+): LostVerdict | undefined {
   if (running && mem.rebooted === true) {
     return {
       kind: "done",
@@ -173,20 +177,20 @@ function existingVerdict(
 /** Nothing is settled yet: follow on until the cap, then record what can be recorded. */
 function pendingVerdict(
   t: LostInstall,
-  seen: Look,
+  look: Look,
   mem: FollowMemory,
   now: number,
   end: { capAt: number; vmidKnown: boolean },
-): Verdict {
-  if (now < end.capAt) return { kind: "follow", why: pending(seen), until: Math.min(end.capAt, t.settleBy) };
-  if (exists(seen) || mem.seen || end.vmidKnown) {
+): LostVerdict {
+  if (now < end.capAt) return { kind: "follow", why: pending(look), until: Math.min(end.capAt, t.settleBy) };
+  if (exists(look) || mem.seen || end.vmidKnown) {
     return {
       kind: "partial",
       installState: "unconfirmed",
-      why: `the outcome is not known yet: ${pending(seen)}`,
+      why: `the outcome is not known yet: ${pending(look)}`,
     };
   }
-  return { kind: "unknown", why: `the outcome is not known: ${pending(seen)}` };
+  return { kind: "unknown", why: `the outcome is not known: ${pending(look)}` };
 }
 
 /** Where the stream was lost, for messages. */
@@ -195,9 +199,9 @@ function lostAtText(t: LostInstall): string {
 }
 
 /** Why nothing is settled yet; without times: the messages around it name the one settle time (settleBy). */
-function pending(seen: Look): string {
-  if (seen.kind === "unreadable") return `the server could not be asked (${seen.error})`;
-  if (seen.kind === "absent") return "the VM has not appeared yet, and the server may still create it";
+function pending(look: Look): string {
+  if (look.kind === "unreadable") return `the server could not be asked (${look.error})`;
+  if (look.kind === "absent") return "the VM has not appeared yet, and the server may still create it";
   return "the server may still remove the VM (it cleans up when the initialisation fails)";
 }
 
@@ -207,7 +211,7 @@ function pending(seen: Look): string {
  * - gone: the server removed it, or never made it: dropped from state;
  * - unconfirmed: not known yet: unchanged, the next refresh or up asks again.
  */
-export type Settled =
+export type SettleVerdict =
   { kind: "done" | "failed-left" | "unconfirmed"; state: VmState; why: string } | { kind: "gone"; why: string };
 
 /**
@@ -216,14 +220,14 @@ export type Settled =
  * the whole timeline is over. A state that is not unconfirmed is returned as
  * it is.
  */
-export function settled(state: VmState, seen: Look, now: number): Settled {
+export function settled(state: VmState, look: Look, now: number): SettleVerdict {
   const lost = state.installLost;
   if (state.installState !== "unconfirmed" || lost === undefined) {
     return { kind: "done", state, why: "the install was not unconfirmed" };
   }
   const stoppedSince = now >= lost.settleBy ? Number.NEGATIVE_INFINITY : undefined;
   const mem = { seen: lost.seen, stoppedSince };
-  const v = decideLost(lost, seen, mem, now, { capAt: now, vmidKnown: true, grace: 0 });
+  const v = decideLost(lost, look, mem, now, { capAt: now, vmidKnown: true, grace: 0 });
   const { installState: _s, installLost: _l, ...rest } = state;
   if (v.kind === "done") {
     const why = v.why ?? "the install had passed the point where the server can undo it";
@@ -233,6 +237,6 @@ export function settled(state: VmState, seen: Look, now: number): Settled {
   if (v.kind === "partial" && v.installState === "failed") {
     return { kind: "failed-left", state: { ...rest, installComplete: false, installProblem: v.why }, why: v.why };
   }
-  const seenNow = seen.kind === "present" || seen.kind === "disabled";
+  const seenNow = look.kind === "present" || look.kind === "disabled";
   return { kind: "unconfirmed", state: { ...state, installLost: { ...lost, seen: lost.seen || seenNow } }, why: v.why };
 }

@@ -1,11 +1,17 @@
-// The decision table for an install call that did not end in success:
-// (how it failed, the facts known then, one look at the VMID) -> a verdict.
+// Decision table: what to do after an install call that did not end in success.
+//   decides: decideFailure.
+//   inputs:  how the call failed (Failure, from classify), what was known
+//            then (FailureFacts), and one Look at the VMID when the server
+//            ended the install and the VMID is known.
+//   answers: FailureVerdict: failed, partial, retry (once), follow (from the
+//            stream's step or from the start), or unknown.
+//
 // Keyed on what each answer proves: the server's own refusal is definite, a
 // gateway's page, a reset or a timeout is not, and a stream that never began
 // means the install never began (the server sends its headers before any
 // work).
-import type { Look } from "../observe";
-import type { Verdict } from "./lost-rules";
+import type { Look } from "../../observe";
+import type { LostVerdict } from "./verdicts";
 
 /** How the install call failed, classified (`classify`). */
 export type Failure =
@@ -45,7 +51,7 @@ export interface FailureFacts {
 }
 
 export type FailureVerdict =
-  | Exclude<Verdict, { kind: "follow" } | { kind: "done" }>
+  | Exclude<LostVerdict, { kind: "follow" } | { kind: "done" }>
   /** follow the install: from the step the stream reached, or from its start (nothing was heard) */
   | { kind: "follow"; why: string; from: "stream" | "start" };
 
@@ -55,10 +61,10 @@ const failed = (why: string): FailureVerdict => ({ kind: "failed", why });
 const follow = (from: "stream" | "start", why: string): FailureVerdict => ({ kind: "follow", from, why });
 
 /**
- * The decision table for a failed install call. `seen` is one look at the
+ * The decision table for a failed install call. `look` is one look at the
  * VMID, taken only when the server ended the install and the VMID is known.
  */
-export function decideFailure(f: Failure, facts: FailureFacts, seen?: Look): FailureVerdict {
+export function decideFailure(f: Failure, facts: FailureFacts, look?: Look): FailureVerdict {
   switch (f.kind) {
     case "refused":
       return failed("nothing was created");
@@ -104,11 +110,11 @@ export function decideFailure(f: Failure, facts: FailureFacts, seen?: Look): Fai
       if (facts.vmid === undefined) return failed("the install failed");
       return follow("stream", "the install's end was not understood");
     case "ended":
-      return decideEnded(f, facts, seen);
+      return decideEnded(f, facts, look);
   }
 }
 
-function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts, seen?: Look): FailureVerdict {
+function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts, look?: Look): FailureVerdict {
   if (f.reachedEnd && facts.vmid !== undefined) {
     // Nothing after the last step can fail: only its last lines went missing (lost, or sent after close).
     return {
@@ -125,7 +131,7 @@ function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts
   }
   if (facts.vmid === undefined)
     return { kind: "failed", why: "the install failed before a VMID was assigned; nothing was created" };
-  if (seen === undefined || seen.kind === "unreadable") {
+  if (look === undefined || look.kind === "unreadable") {
     if (facts.vmCreated)
       return {
         kind: "partial",
@@ -134,14 +140,14 @@ function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts
       };
     return { kind: "failed", why: "the install failed before the VM was created" };
   }
-  if (seen.kind === "absent") {
+  if (look.kind === "absent") {
     return {
       kind: "failed",
       why: `nothing is left on the server${facts.vmCreated ? " (the server removed the half-made VM)" : ""}`,
     };
   }
   if (f.vmidTakenRace && !facts.vmCreated) {
-    const holder = seen.kind === "other" ? ` ("${seen.name}")` : "";
+    const holder = look.kind === "other" ? ` ("${look.name}")` : "";
     const taken = `VMID ${facts.vmid} was taken by another VM${holder} while this install was preparing`;
     if (facts.pinned) return { kind: "failed", why: `${taken}; nothing of this install was created` };
     return retryOnce(facts, {
@@ -149,7 +155,7 @@ function decideEnded(f: Extract<Failure, { kind: "ended" }>, facts: FailureFacts
       advice: "Another client is installing VMs on the same server at the same time: pin a vmid, or try again",
     });
   }
-  if (facts.existedBefore || seen.kind === "other")
+  if (facts.existedBefore || look.kind === "other")
     return {
       kind: "failed",
       why: `VM ${facts.vmid} on the server existed before the install and is not this install's`,

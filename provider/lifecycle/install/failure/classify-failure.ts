@@ -10,30 +10,19 @@ import {
   ResponseShapeError,
   STEP,
   isRecoverableSshKeyError,
-} from "../../client";
-import type { AnswerBody, VmEntry, InstallFacts, Phase } from "../../client";
-import type { Failure } from "./failure-rules";
-import type { FollowMemory } from "./lost-rules";
-import { LOSS_TEXT, errorText } from "../core";
-import type { InstallJob } from "./record";
-import { realName } from "../model";
-
-/** What the install had shown when it failed. */
-export interface Progress {
-  facts: InstallFacts;
-  step: string;
-  phase: Phase;
-  /** the migration the install named was refused: its `node` is the server's own */
-  localNodeRefused?: boolean;
-  /** what the VM's power showed while its stream was read (from SSH initialization on), for the follow */
-  watched?: FollowMemory;
-}
+} from "../../../client";
+import type { AnswerBody, VmEntry } from "../../../client";
+import type { Failure } from "../rules";
+import { LOSS_TEXT, errorText } from "../../core";
+import type { InstallJob } from "../job";
+import type { StreamProgress } from "../run";
+import { realName } from "../../model";
 
 /** How the install call failed, in the decision table's terms (pure but for the one list on a broken connection). */
 export async function classify(
   job: InstallJob,
   err: unknown,
-  progress: Progress,
+  progress: StreamProgress,
   before: Set<number>,
 ): Promise<Failure> {
   if (err instanceof HttpStatusError) return answered(job, err.status, err.body, before);

@@ -1,27 +1,34 @@
 // The install call failed: classify how, observe the server where that
 // matters, decide, and record: retry, follow the install, keep the VM in
 // state (partial), or a plain error.
-import { HttpStatusError, OperationFailedError, UNNAMED_PHASE } from "../../client";
-import type { InstallFacts } from "../../client";
+import { HttpStatusError, OperationFailedError, UNNAMED_PHASE } from "../../../client";
+import type { InstallFacts } from "../../../client";
 import { classify, streamLoss } from "./classify-failure";
-import type { Progress } from "./classify-failure";
-import { clockOf, openBoundsOf, vmLabel, errorText, safeCause } from "../core";
-import { decideFailure } from "./failure-rules";
-import { sinceStart, timelineOf } from "./timeline";
-import type { Failure, FailureVerdict } from "./failure-rules";
-import { CODES, LifecycleError, dropUndefined, realName } from "../model";
-import type { ErrorCode, LostInstall } from "../model";
-import { follow } from "./follow";
-import { lookAt } from "../observe";
-import type { Sight } from "../observe";
-import { failWithVm } from "./record";
-import { sendsNode } from "./install-run";
+import type { StreamProgress } from "../run";
+import { clockOf, openBoundsOf, vmLabel, errorText, safeCause } from "../../core";
+import { decideFailure } from "../rules";
+import { sinceStart, timelineOf } from "../timeline";
+import type { Failure, FailureVerdict } from "../rules";
+import { CODES, LifecycleError, dropUndefined, realName } from "../../model";
+import type { ErrorCode, LostInstall } from "../../model";
+import { follow } from "../follow";
+import { lookAt } from "../../observe";
+import type { ObservedLook } from "../../observe";
+import { failWithVm } from "../record";
+import { sendsNode } from "../run";
 import { localNodeRefused } from "./local-node";
-import type { CreateResult, InstallJob, Sighting } from "./record";
-import type { InstallTicket } from "../core";
+import type { CreateResult, InstallJob } from "../job";
+import type { StateBasis } from "../record";
+import type { InstallTicket } from "../../core";
 
-/** A retry is safe only when nothing of the install was created; `advice` is for when the retry fails too. */
-export type Attempt =
+/**
+ * What one attempt at the install ends in, once its failure was handled: a
+ * create result, or a retry. No verdict: it is what was done with one (a
+ * verdict of "follow" or "partial" is acted on here and ends as "done"). A
+ * retry is safe only when nothing of the install was created; `advice` is
+ * for when the retry fails too.
+ */
+export type AttemptEnd =
   | { kind: "done"; result: CreateResult }
   /** `serverNode`: the retry installs there without naming it */
   | { kind: "retry"; reason: string; advice: string; serverNode?: string };
@@ -29,11 +36,11 @@ export type Attempt =
 export async function handleInstallFailure(
   job: InstallJob,
   err: unknown,
-  progress: Progress,
+  progress: StreamProgress,
   before: Set<number>,
   ticket: InstallTicket,
   attempt: number,
-): Promise<Attempt> {
+): Promise<AttemptEnd> {
   const { inputs, redact } = job;
   const facts: Partial<InstallFacts> = {
     ...progress.facts,
@@ -46,7 +53,6 @@ export async function handleInstallFailure(
   }
   const failure = await classify(job, err, progress, before);
   const looked = failure.kind === "ended" && vmid !== undefined ? await look(job, vmid) : undefined;
-  const seen = looked?.look;
   const verdict = decideFailure(
     failure,
     {
@@ -59,16 +65,16 @@ export async function handleInstallFailure(
       existedBefore: vmid !== undefined && before.has(vmid),
       attempt,
     },
-    seen,
+    looked?.look,
   );
   const why = failure.kind === "lost" ? streamLoss(err, redact) : errorText(err, redact);
   const cause = safeCause(err, redact);
-  const sighting: Sighting = { facts: { ...facts, vmid }, seen: looked?.observation };
-  return recordFailure(job, verdict, { facts, vmid, why, cause, progress, before, ticket, failure, sighting });
+  const basis: StateBasis = { facts: { ...facts, vmid }, observation: looked?.observation };
+  return recordFailure(job, verdict, { facts, vmid, why, cause, progress, before, ticket, failure, basis });
 }
 
 /** One look at the VMID, for the table and for the state. */
-async function look(job: InstallJob, vmid: number): Promise<Sight> {
+async function look(job: InstallJob, vmid: number): Promise<ObservedLook> {
   const expect = { vmName: realName(job.name, vmid) };
   return lookAt(job.client, vmid, expect, { redact: job.redact, signal: job.ctx.signal });
 }
@@ -78,14 +84,14 @@ interface Known {
   vmid?: number;
   why: string;
   cause: unknown;
-  progress: Progress;
+  progress: StreamProgress;
   before: Set<number>;
   ticket: InstallTicket;
   failure: Failure;
-  sighting: Sighting;
+  basis: StateBasis;
 }
 
-async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Promise<Attempt> {
+async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Promise<AttemptEnd> {
   switch (v.kind) {
     case "retry":
       return { kind: "retry", reason: v.why, advice: v.advice };
@@ -100,7 +106,7 @@ async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Prom
     case "partial": {
       const lost = v.installState === "unconfirmed" ? lostTimeline(job, k.progress) : undefined;
       const label = vmLabel(k.vmid!, k.facts.realName);
-      return failWithVm(job, k.sighting, [`the install of VM ${label} ${v.why}${during(k)}: ${k.why}`], k.cause, lost);
+      return failWithVm(job, k.basis, [`the install of VM ${label} ${v.why}${during(k)}: ${k.why}`], k.cause, lost);
     }
     case "unknown":
       throw new LifecycleError(`${failureText(job, v, k)}. ${unclaimedStep(job)}`, {
@@ -117,7 +123,7 @@ async function recordFailure(job: InstallJob, v: FailureVerdict, k: Known): Prom
  * phase its stream had reached now, and from when it began; each deadline
  * the earlier. Fixed once recorded: every later run names its settle time.
  */
-function lostTimeline(job: InstallJob, progress: Progress): LostInstall {
+function lostTimeline(job: InstallJob, progress: StreamProgress): LostInstall {
   const open = openBoundsOf(job.ctx);
   const withNode = sendsNode(job);
   const now = { step: progress.step, phase: progress.phase, lostAt: clockOf(job.ctx).now() };

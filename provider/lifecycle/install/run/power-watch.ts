@@ -10,15 +10,15 @@
 //   response, by which time the install's reboot has come and gone. One loop
 //   per server reads the VMs in that phase in turn (not one loop per VM), and
 //   what it saw is handed to the follow if the stream then fails.
-import type { GoPveQemuApi } from "../../client";
-import { clockOf, timingOf } from "../core";
-import { phaseIndex } from "../../client";
-import type { Phase } from "../../client";
-import type { InstallJob } from "./record";
-import type { LifecycleContext } from "../core";
-import { RUNNING } from "../observe";
-import { remember } from "./lost-rules";
-import type { FollowMemory } from "./lost-rules";
+import type { GoPveQemuApi } from "../../../client";
+import { clockOf, timingOf } from "../../core";
+import { phaseIndex } from "../../../client";
+import type { Phase } from "../../../client";
+import type { InstallJob } from "../job";
+import type { LifecycleContext } from "../../core";
+import { RUNNING } from "../../observe";
+import { remember } from "../rules";
+import type { FollowMemory } from "../rules";
 
 /** Waits for this server's next turn to read a VM's power, and takes it (the process's one pace per server). */
 export function powerTurn(key: string, ctx: LifecycleContext): Promise<void> {

@@ -1,10 +1,10 @@
 // The shape of provider/ in numbers: folders, files, lines, the longest
 // files, and the imports that cross from one folder into another. With
 // --check it also fails on what the layout rules forbid that no lint rule
-// can see: two files sharing a base name (the `index.ts` doors aside).
+// can see: two files sharing a base name (the `index.ts` entry points aside).
 // Imports are read with TypeScript's own pre-processor.
 //
-//   node dist/scripts/house.js [--root provider] [--check]
+//   node dist/scripts/layout.js [--root provider] [--check]
 import * as fs from "node:fs";
 import * as path from "node:path";
 import ts from "typescript";
@@ -43,8 +43,8 @@ function resolve(dir: string, spec: string): string | undefined {
   return undefined;
 }
 
-/** A room: a folder of the root, or of the lifecycle (whose folders are rooms of their own); the root's own files. */
-function roomOf(file: string): string {
+/** A layer: a folder of the root, or of the lifecycle (whose folders are layers of their own); the root's own files. */
+function layerOf(file: string): string {
   const parts = path.dirname(file).split(path.sep);
   return parts.slice(0, parts[1] === "lifecycle" && parts.length > 2 ? 3 : 2).join(path.sep);
 }
@@ -55,17 +55,17 @@ function main(argv: string[]): number {
   const all = filesOf(root).map(factsOf);
   const folders = new Set(all.map((f) => path.dirname(f.file)));
   const crossing = all.flatMap((f) => f.imports.filter((i) => path.dirname(i) !== path.dirname(f.file)));
-  // An import into another room that does not land on the room's index.ts reaches past its door.
-  const pastDoor = all.flatMap((f) =>
+  // An import into another layer that does not land on the layer's index.ts goes past its entry point.
+  const pastEntry = all.flatMap((f) =>
     f.imports.filter(
-      (i) => roomOf(i) !== roomOf(f.file) && roomOf(i) !== root && i !== path.join(roomOf(i), "index.ts"),
+      (i) => layerOf(i) !== layerOf(f.file) && layerOf(i) !== root && i !== path.join(layerOf(i), "index.ts"),
     ),
   );
   const lines = all.reduce((n, f) => n + f.lines, 0);
   const out: string[] = [];
   out.push(`${root}: ${folders.size} folders, ${all.length} files, ${lines} lines`);
   out.push(
-    `imports: ${all.reduce((n, f) => n + f.imports.length, 0)} between files, ${crossing.length} crossing a folder, ${pastDoor.length} of them past a door`,
+    `imports: ${all.reduce((n, f) => n + f.imports.length, 0)} between files, ${crossing.length} crossing a folder, ${pastEntry.length} of them past an entry point`,
   );
   const long = all.filter((f) => f.lines > MAX_LINES);
   out.push(`files over ${MAX_LINES} lines: ${long.length}`);
@@ -82,16 +82,17 @@ function main(argv: string[]): number {
   const shared = [...byName.entries()].filter(([, files]) => files.length > 1);
   out.push(`base names shared by two files or more: ${shared.length}`);
   for (const [name, files] of shared) out.push(`  ${name}: ${files.join(", ")}`);
-  const failed = shared.length > 0 || pastDoor.length > 0;
+  const failed = shared.length > 0 || pastEntry.length > 0;
   if (!argv.includes("--check")) {
     process.stdout.write(`${out.join("\n")}\n`);
     return 0;
   }
-  // In lint: one line when the house is in order, the whole picture when it is not.
-  if (failed) process.stdout.write(`${out.join("\n")}\n${pastDoor.map((i) => `  past a door: ${i}`).join("\n")}\n`);
+  // In lint: one line when the layout is in order, the whole picture when it is not.
+  if (failed)
+    process.stdout.write(`${out.join("\n")}\n${pastEntry.map((i) => `  past an entry point: ${i}`).join("\n")}\n`);
   else
     process.stdout.write(
-      `house: ${all.length} files in ${folders.size} folders, no shared base name, no import past a door\n`,
+      `layout: ${all.length} files in ${folders.size} folders, no shared base name, no import past an entry point\n`,
     );
   return failed ? 1 : 0;
 }
