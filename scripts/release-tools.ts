@@ -41,7 +41,7 @@ export function run(cmd: string, args: string[], opts: { cwd?: string; env?: Nod
 }
 
 /** Makes `dir` with `make(tmp)` once: into a temporary folder beside it, renamed into place when whole. */
-export function once(dir: string, make: (tmp: string) => void): string {
+function once(dir: string, make: (tmp: string) => void): string {
   if (fs.existsSync(dir)) return dir;
   const tmp = `${dir}.partial.${process.pid}`;
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -56,7 +56,7 @@ export function once(dir: string, make: (tmp: string) => void): string {
   return dir;
 }
 
-export const hashOf = (...parts: string[]): string =>
+const hashOf = (...parts: string[]): string =>
   crypto.createHash("sha256").update(parts.join("\n")).digest("hex").slice(0, 12);
 
 /** A Python interpreter whose venv has `build` and setuptools at their pinned versions. */

@@ -6,7 +6,7 @@
 // TypeScript program's runtime), the plugin nowhere on it.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { npmEnv, type NpmRegistry } from "../../scripts/release-registry";
+import { npmEnv, type NpmRegistry } from "./npm-registry";
 import { runToEnd } from "./by-name";
 
 export interface NpmProject {
@@ -54,13 +54,14 @@ export async function npmProject(opts: {
     `name: ${opts.name}\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: index.ts\n`,
   );
   fs.writeFileSync(path.join(dir, "index.ts"), opts.program);
-  // As Pulumi's TypeScript template has it: CommonJS, node's resolution (the engine runs it with ts-node).
+  // The README's tsconfig.json for a TypeScript project (CommonJS, node's resolution; the engine runs it with ts-node).
   const compilerOptions = {
     strict: true,
-    target: "ES2022",
+    target: "es2022",
     module: "commonjs",
     moduleResolution: "node10",
-    outDir: "bin",
+    esModuleInterop: true,
+    skipLibCheck: true,
   };
   fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["index.ts"] }));
   const install = await runToEnd("npm", ["install", ...opts.packages], dir, env);

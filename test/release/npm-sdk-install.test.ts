@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
-import { npmStandIn, type NpmRegistry } from "../../scripts/release-registry";
+import { npmStandIn, type NpmRegistry } from "./npm-registry";
 import { TARBALL, VERSION, firstRunEnv, releaseWithHost, runToEnd, type ReleaseHost } from "./by-name";
 import { npmProject, type NpmProject } from "./npm-project";
 

@@ -11,9 +11,9 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as zlib from "node:zlib";
-import { ROOT } from "./engine-env";
-import { freePort } from "./ports";
-import { cacheDir, hashOf, once, run, say } from "./release-tools";
+import { ROOT } from "../../scripts/engine-env";
+import { freePort } from "../../scripts/ports";
+import { cacheDir, run, say } from "../../scripts/release-tools";
 
 const VERDACCIO = "verdaccio@6.8.0";
 /** What an empty TypeScript project on either package installs beside it (the packages' own dependencies follow). */
@@ -29,12 +29,20 @@ interface LockEntry {
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
 
-/** verdaccio's command, installed by npm once into the cache. */
+const hashOf = (...parts: string[]): string =>
+  crypto.createHash("sha256").update(parts.join("\n")).digest("hex").slice(0, 12);
+
+/** verdaccio's command, installed by npm once into the cache (into a folder beside it, renamed into place when whole). */
 function verdaccioBin(): string {
-  const dir = once(path.join(cacheDir(), `release-${VERDACCIO.replace("@", "-")}`), (tmp) => {
+  const dir = path.join(cacheDir(), `release-${VERDACCIO.replace("@", "-")}`);
+  if (!fs.existsSync(dir)) {
     say(`installing ${VERDACCIO} (first time only)`);
+    const tmp = `${dir}.partial.${process.pid}`;
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.mkdirSync(tmp, { recursive: true });
     run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix", tmp, VERDACCIO], { cwd: tmp });
-  });
+    fs.renameSync(tmp, dir);
+  }
   return path.join(dir, "node_modules", "verdaccio", "bin", "verdaccio");
 }
 
