@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { main, type Provider } from "@pulumi/pulumi/provider";
 import * as core from "../core";
 import { ENGINE_UNKNOWN, engineLogTransport, patchAddService } from "../engine";
-import { packageSchema } from "../package-schema";
+import { bakedDownloadUrl, packageSchema } from "../package-schema";
 import { withConfigCalls } from "./config-rpc";
 import { PACKAGE } from "./provider-config";
 import { vmMethods as vmProviderMethods } from "./vm-provider";
@@ -55,8 +55,9 @@ export async function startPlugin(processCore: core.ProviderCore, args: string[]
   const vmMethods = vmProviderMethods(processCore);
   const provider: Provider = {
     version,
-    // The schema made from the zod schemas, as schema/schema.json holds it (lint keeps the two equal).
-    getSchema: async () => JSON.stringify(packageSchema(version)),
+    // The schema made from the zod schemas, as schema/schema.json holds it (lint keeps the two equal),
+    // with the download URL the release baked into that file.
+    getSchema: async () => JSON.stringify(packageSchema(version, bakedDownloadUrl(root))),
     check: forVm(vmMethods.check, 0),
     diff: forVm(vmMethods.diff, 1),
     create: forVm(vmMethods.create, 0),

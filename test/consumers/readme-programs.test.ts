@@ -53,7 +53,9 @@ async function upAndDestroy(driver: Driver): Promise<void> {
 test("the YAML program ups its VM and destroys it", async () => {
   const dir = path.join(scratch, "yaml");
   fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(dir, "Pulumi.yaml"), snippet("yaml", "gopveqemu:Vm"));
+  // The release it names is this checkout's; this checkout's plugin is on PATH, so nothing is downloaded.
+  const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
+  fs.writeFileSync(path.join(dir, "Pulumi.yaml"), snippet("yaml", "gopveqemu:Vm").replaceAll("<version>", version));
   await upAndDestroy(yamlDriver(dir));
 });
 

@@ -14,7 +14,7 @@ export function readmeStarter(): Record<string, string> {
   for (const m of section.matchAll(/`([\w-]+\.[\w.]+)`(?: \([^)]*\))?:\n\n```\w+\n([\s\S]*?)```/g))
     files[m[1]!] = m[2]!;
   // A block that names its file in its first line (`// index.ts`).
-  for (const m of section.matchAll(/```\w+\n\/\/ ([\w-]+\.\w+)\n([\s\S]*?)```/g)) files[m[1]!] = `// ${m[1]}\n${m[2]!}`;
+  for (const m of section.matchAll(/```ts\n\/\/ ([\w-]+\.ts)\n([\s\S]*?)```/g)) files[m[1]!] = `// ${m[1]}\n${m[2]!}`;
   return files;
 }
 

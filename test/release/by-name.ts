@@ -20,6 +20,8 @@ export const TARBALL = `pulumi-resource-gopveqemu-v${VERSION}-linux-amd64.tar.gz
 export interface ReleaseHost {
   /** The release folder. */
   out: string;
+  /** The download URL the release baked into its SDKs and schema: this host. */
+  url: string;
   /** Every path the host was asked for, in order. */
   requests: string[];
   close(): Promise<void>;
@@ -43,7 +45,12 @@ export async function releaseWithHost(dir: string): Promise<ReleaseHost> {
     fs.createReadStream(file).pipe(res);
   });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return { out, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    out,
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** A first run's environment, its state and Pulumi home under `dir`, the program's config for the simulator at `endpoint`. */
