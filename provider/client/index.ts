@@ -1,4 +1,4 @@
-// The client layer's public surface, and its only door: everything the
+// The client layer's public surface, and its only entry point: everything the
 // lifecycle and the rest of the provider may use of the client. It knows
 // nothing of Pulumi.
 export { GoPveQemuClient } from "./client";

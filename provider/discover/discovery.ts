@@ -1,5 +1,5 @@
 // What discover is given and what it answers. Interfaces only, so that the
-// folder's door stays light (the work itself loads on the first call).
+// folder's entry point stays light (the work itself loads on the first call).
 import type { VmInputs } from "../lifecycle";
 
 export interface DiscoverOptions {

@@ -2,7 +2,7 @@
 // TypeScript program that adopts them. Plain and Pulumi-free: the command
 // line and Automation API scripts call the same function.
 //
-// The work loads on the first call: the package's entry re-exports this door,
+// The work loads on the first call: the package's entry re-exports this entry point,
 // and a program that only declares Vms must not pay for the HTTP client.
 import type { DiscoverOptions, Discovery } from "./discovery";
 

@@ -1,9 +1,9 @@
 // The lifecycle of a go-pve-qemu VM as plain async functions, and its one
-// door for the rest of the provider. Nothing here knows Pulumi: the glue
+// entry point for the rest of the provider. Nothing here knows Pulumi: the glue
 // adapts these to a dynamic provider (and turns every PartialError into the
-// engine's partial-state errors). Inside, each concern is a room of its own,
+// engine's partial-state errors). Inside, each concern is a layer of its own,
 // lowest first: model, core, observe, power, delete, plan, install, check,
-// read, update, create; a room uses only the rooms below it.
+// read, update, create; a layer uses only the layers below it.
 export { check, ServerChecks } from "./check";
 // The data sources and discover fail as the checks warn: `the go-pve-qemu server at <url> cannot be reached (...)`.
 export { describe as listProblem } from "./check";

@@ -5,7 +5,7 @@
 // set out to make that VM.
 import { z } from "zod";
 
-/** A Vm through either door: the dynamic provider's, the resource plugin's. */
+/** A Vm through either way in: the dynamic provider's, the resource plugin's. */
 const VM_TYPES: ReadonlySet<string> = new Set(["pulumi-nodejs:dynamic/goPveQemu:Vm", "gopveqemu:index:Vm"]);
 
 /** A secret in an export with its secrets shown: `{ <signature>: ..., plaintext: "<JSON>" }`. */

@@ -137,7 +137,7 @@ async function connectionDefaults(stack: Stack): Promise<{ endpoint?: string; to
     return v !== undefined && v.trim() !== "" ? v : undefined;
   };
   return {
-    // the dynamic door's keys, then the resource plugin's
+    // the dynamic provider's keys, then the resource plugin's
     endpoint:
       value("goPveQemu:endpoint") ?? value("gopveqemu:endpoint") ?? (process.env.GO_PVE_QEMU_ENDPOINT || undefined),
     token: value("goPveQemu:token") ?? value("gopveqemu:token") ?? (process.env.GO_PVE_QEMU_TOKEN || undefined),

@@ -1,6 +1,6 @@
 // What every operation uses: the context it is given, redaction, the words of
 // messages, waiting, and step progress. It imports only the model. This index
-// is the room's only door.
+// is the layer's only entry point.
 export { DEFAULT_TIMING, clockOf, openBoundsOf, timingOf } from "./context";
 export type { LifecycleContext, Reporter, ResolvedConnection, Timing } from "./context";
 export { LOSS_TEXT, duration, vmLabel } from "./labels";

@@ -1,3 +1,3 @@
 // Creating a VM: an install, or the adoption of one that exists. This index is
-// the room's only door.
+// the layer's only entry point.
 export { create } from "./create";

@@ -1,7 +1,7 @@
 // The lifecycle's model: the inputs and their rules, the stored state, the
 // connection settings, VM names, the install journal, passwords, and the
-// errors every room throws. It imports nothing of the other rooms. This index
-// is the room's only door.
+// errors every layer throws. It imports nothing of the other layers. This index
+// is the layer's only entry point.
 export { NO_ENDPOINT_HELP, connectionSecrets, endpointKey, resolveConnection } from "./connection";
 export type { ConnectionDefaults, ResolvedConnection } from "./connection";
 export { currentDisk, nodeChange, sizeChange, targetRunning, targetUser, triggersChanged } from "./desired";
