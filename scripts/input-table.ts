@@ -105,6 +105,16 @@ const ROWS = {
     allowed: "",
     onChange: "never a change; `false` replaces a VM whose install failed (see below)",
   },
+  downtimeGroup: {
+    default: "none",
+    allowed: "a name: letters, digits and hyphens, at most 63",
+    onChange: "never a change; the provider's `downtimeBudgets` caps the group's VMs down at once",
+  },
+  allowDowntime: {
+    default: "`true`",
+    allowed: "",
+    onChange: "never a change; `false` refuses at preview a change that would take the running VM down",
+  },
   adopt: { default: "`false`", allowed: "needs `vmid`", onChange: "never a change (see below)" },
 } satisfies Record<keyof DeclaredInputs, Row>;
 

@@ -1,7 +1,8 @@
 // Admin endpoints under /_sim (outside /api, so they never collide with the
 // server's routes), for tests that drive a simulator in another process:
 //
-//   GET    /_sim/state           {vms, disabled, sshKey, images, allowIps, faults, stats, installs}
+//   GET    /_sim/state           {vms, disabled, sshKey, images, allowIps, faults, stats, installs, powerTimeline}
+//   GET    /_sim/timeline        [{vmid, name, status, simMs, wallMs}...] every power change, oldest first
 //   GET    /_sim/faults          [rule...]
 //   POST   /_sim/faults          rule or [rule...]        -> {"ids":[...]}
 //   DELETE /_sim/faults          clear all                -> {"cleared":N}
@@ -40,6 +41,7 @@ export async function handleAdmin(
   const [what, arg] = parts;
   try {
     if (what === "state" && method === "GET") return reply(res, 200, controls.state());
+    if (what === "timeline" && arg === undefined && method === "GET") return reply(res, 200, controls.powerTimeline());
     if (what === "idle" && method === "GET") {
       await controls.idle();
       return reply(res, 200, { idle: true });

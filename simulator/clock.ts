@@ -11,13 +11,36 @@ export class SimulatorClosed extends Error {
 }
 
 export class Clock {
+  // Simulated time is real time times the speed, summed piece by piece: each
+  // speed change closes a piece, so a change never rewrites the time already
+  // gone by. `simAtMark` is the simulated time at the real instant `realMark`.
+  private simAtMark = 0;
+  private realMark = performance.now();
+
   constructor(
     private speed: number,
     private readonly signal: AbortSignal,
   ) {}
 
   setSpeed(speed: number): void {
+    this.simAtMark = this.now();
+    this.realMark = performance.now();
     this.speed = speed;
+  }
+
+  /** Simulated ms since this clock started (or since the clock it continues started). */
+  now(): number {
+    return this.simAtMark + (performance.now() - this.realMark) * this.speed;
+  }
+
+  /**
+   * A restarted server's clock goes on from the old one's reading (and speed),
+   * so simulated times recorded before and after restart() stay in order.
+   */
+  continueFrom(previous: Clock): void {
+    this.simAtMark = previous.now();
+    this.realMark = performance.now();
+    this.speed = previous.speed;
   }
 
   get currentSpeed(): number {

@@ -7,6 +7,7 @@ import type { InstallRecord } from "./install-log";
 import { describeZodError, SettingsSchema, VmPatchSchema, VmSeedSchema } from "./schemas";
 import type { DisabledEntry, Settings, VmPatch, VmSeed } from "./schemas";
 import type { FaultRule } from "./fault-rules";
+import type { PowerChange } from "./power-timeline";
 import type { VmSnapshot } from "./state";
 
 export interface SimulatorState {
@@ -20,6 +21,8 @@ export interface SimulatorState {
   stats: SimulatorStats;
   /** Every install flow since the simulator started (restarts included). */
   installs: InstallRecord[];
+  /** Every power change since the simulator started (restarts included), oldest first. */
+  powerTimeline: PowerChange[];
 }
 
 export class Controls {
@@ -103,6 +106,11 @@ export class Controls {
     return this.core.installs.list();
   }
 
+  /** A copy: what a test holds does not change under it. */
+  powerTimeline(): PowerChange[] {
+    return this.core.timeline.list();
+  }
+
   state(): SimulatorState {
     const store = this.core.store;
     return {
@@ -114,6 +122,7 @@ export class Controls {
       faults: this.faults(),
       stats: this.stats(),
       installs: this.installs(),
+      powerTimeline: this.powerTimeline(),
     };
   }
 

@@ -11,6 +11,7 @@ import { rngFor, type Rng } from "./random";
 import { MeasuredRates } from "./rates";
 import { RebootMoments } from "./reboot-moment";
 import type { Op } from "./fault-rules";
+import { PowerTimeline } from "./power-timeline";
 import { Store } from "./state";
 
 export interface SimulatorStats {
@@ -68,17 +69,20 @@ export class SimCore {
 
   /**
    * `initial`: the state to start from instead of the state file or the seeds
-   * (a restart); `installs`: the install records kept from before it.
+   * (a restart); `installs` and `timeline`: the install records and power
+   * changes kept from before it.
    */
   constructor(
     readonly cfg: ResolvedConfig,
     initial?: StateFile,
     readonly installs: InstallLog = new InstallLog(),
+    readonly timeline: PowerTimeline = new PowerTimeline(),
   ) {
-    this.store = new Store(cfg, initial);
+    // The clock first: the store stamps power changes with its time.
+    this.clock = new Clock(cfg.speed, this.abort.signal);
+    this.store = new Store(cfg, initial, timeline, () => this.clock.now());
     this.probeRng = rngFor(cfg.seed, "probe");
     this.rates = cfg.measuredRates ? this.newRates() : null;
-    this.clock = new Clock(cfg.speed, this.abort.signal);
     this.reboots = new RebootMoments(
       this.clock,
       this.store,
@@ -151,11 +155,12 @@ export class SimCore {
    * stopped another way (a hard stop, drift). The VM reads `running` meanwhile.
    */
   async shutdownGuest(vmid: number): Promise<void> {
+    const guest = this.store.vms.get(vmid);
+    // The power button is pressed: the guest stops serving now, though it reads running until it is off.
+    if (guest?.status === "running" && !this.shutdowns.has(vmid)) this.store.noteService(guest, "shutting-down");
     if (await this.waitForGuest(vmid, this.cfg.durations.shutdownGrace)) return;
     const vm = this.store.vms.get(vmid);
-    if (vm && vm.status === "running") {
-      vm.status = "stopped";
-      this.store.persist();
+    if (vm && this.store.setPower(vm, "stopped")) {
       this.log(`VM ${vmid} reached stopped after shutdown`);
     }
   }

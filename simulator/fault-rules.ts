@@ -197,6 +197,12 @@ export const FaultRuleSchema = z
     skip: z.number().int().nonnegative().optional(),
     /** How many times the rule fires before it retires itself; forever when omitted. */
     times: z.number().int().positive().optional(),
+    /**
+     * How many matching calls the rule lets through untouched before it
+     * fires (default 0): "the 5th start fails" is `pass: 4`, whichever VM
+     * comes 5th.
+     */
+    pass: z.number().int().nonnegative().optional(),
   })
   .superRefine((rule, ctx) => {
     const ops: readonly Op[] = rule.op === undefined ? OPS : Array.isArray(rule.op) ? rule.op : [rule.op];

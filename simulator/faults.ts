@@ -1,6 +1,7 @@
 // The fault book: rules that make a given operation, step, VM or name fail in
 // one of the wire doc's shapes. Deterministic: the first matching rule (in the
-// order added) fires, and `times` counts down to its retirement.
+// order added) fires, `pass` lets that many matching calls through first, and
+// `times` counts down to its retirement.
 import { FaultRuleSchema, FRONT_KINDS, STEPS, normalizeStep } from "./fault-rules";
 import { describeZodError } from "./schemas";
 import type { FaultRule, Op } from "./fault-rules";
@@ -19,6 +20,8 @@ type Kind = FaultRule["kind"];
 interface Entry {
   rule: FaultRule & { id: string };
   remaining: number | null;
+  /** matching calls still to let through */
+  passing: number;
 }
 
 export class FaultBook {
@@ -34,7 +37,7 @@ export class FaultBook {
     const rule = parsed.data;
     const id = rule.id ?? `fault-${this.nextId++}`;
     if (this.entries.some((e) => e.rule.id === id)) throw new Error(`a fault rule with id "${id}" already exists`);
-    this.entries.push({ rule: { ...rule, id }, remaining: rule.times ?? null });
+    this.entries.push({ rule: { ...rule, id }, remaining: rule.times ?? null, passing: rule.pass ?? 0 });
     return id;
   }
 
@@ -51,12 +54,24 @@ export class FaultBook {
   }
 
   list(): FaultRule[] {
-    return this.entries.map((e) => ({ ...e.rule, ...(e.remaining === null ? {} : { times: e.remaining }) }));
+    return this.entries.map((e) => {
+      const { pass: _pass, ...rule } = e.rule;
+      return {
+        ...rule,
+        ...(e.remaining === null ? {} : { times: e.remaining }),
+        ...(e.passing > 0 ? { pass: e.passing } : {}),
+      };
+    });
   }
 
   /** The first matching rule of one of `kinds`, consumed once; undefined when none. */
   take(q: FaultQuery, kinds: readonly Kind[]): FaultRule | undefined {
-    const entry = this.entries.find((e) => kinds.includes(e.rule.kind) && matches(e.rule, q));
+    const entry = this.entries.find((e) => {
+      if (!kinds.includes(e.rule.kind) || !matches(e.rule, q)) return false;
+      if (e.passing === 0) return true;
+      e.passing--;
+      return false;
+    });
     if (!entry) return undefined;
     if (entry.remaining !== null && --entry.remaining <= 0) this.remove(entry.rule.id);
     this.onFire(entry.rule, q);

@@ -10,6 +10,7 @@ import type { FaultRule } from "./fault-rules";
 import type { Settings, SimulatorOptions, VmPatch, VmSeed, DisabledEntry } from "./schemas";
 import type { VmSnapshot } from "./state";
 import type { InstallRecord } from "./install-log";
+import type { PowerChange } from "./power-timeline";
 
 export interface SimulatorHandle {
   /** `http://127.0.0.1:PORT` (no /api). */
@@ -53,6 +54,14 @@ export interface SimulatorHandle {
    * restart is what cuts one short).
    */
   installs(): InstallRecord[];
+  /**
+   * Every change of a VM's power state (running <-> stopped), oldest first:
+   * `{vmid, name, status, simMs, wallMs}`, `status` being the new state. A
+   * VM's first state (a seed, addVm, an install's qm create) and its removal
+   * are not changes. Kept across restarts; the newest 10,000. See
+   * mostStoppedAtOnce.
+   */
+  powerTimeline(): PowerChange[];
   state(): SimulatorState;
   /** Resolves once no server-side work is left (a dropped install has ended, a shutdown has stopped). */
   idle(): Promise<void>;
@@ -74,8 +83,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const disabled = core.store.disabled;
     const faults = core.faults.list();
     const speed = core.clock.currentSpeed;
+    const clock = core.clock;
     // With a state file the new process reads it, as the real server reads its disk.
-    core = new SimCore(cfg, cfg.stateFile ? undefined : cluster, core.installs);
+    core = new SimCore(cfg, cfg.stateFile ? undefined : cluster, core.installs, core.timeline);
+    // Simulated time goes on where it was, so the timeline stays in order.
+    core.clock.continueFrom(clock);
     core.store.disabled = disabled === null ? null : [...disabled];
     core.faults.clear();
     for (const rule of faults) core.faults.add(rule);
@@ -111,6 +123,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     settings: (s) => controls.settings(s),
     stats: () => controls.stats(),
     installs: () => controls.installs(),
+    powerTimeline: () => controls.powerTimeline(),
     state: () => controls.state(),
     idle: () => controls.idle(),
   };
@@ -121,6 +134,8 @@ export type { SimulatorState } from "./controls";
 export type { SimulatorStats } from "./core";
 export type { VmSnapshot } from "./state";
 export type { InstallRecord } from "./install-log";
+export type { PowerChange, PowerStatus, StoppedPeak, TimelineStatus } from "./power-timeline";
+export { mostDownAtOnce, mostStoppedAtOnce, POWER_TIMELINE_LIMIT } from "./power-timeline";
 export type { FaultRule, Settings, SimulatorOptions, VmPatch, VmSeed, DisabledEntry };
 export {
   DURATION_DEFAULTS,

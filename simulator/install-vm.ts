@@ -98,8 +98,7 @@ export async function runVmStages(flow: Flow, job: InstallJob): Promise<Outcome>
   const started = exists();
   if (startFault || !started) return "silent";
   core.cancelStop(job.id);
-  started.status = "running";
-  store.persist();
+  store.setPower(started, "running");
   flow.emit(step, "success", `[+] VM started successfully (${seconds(flow.since())}s)`);
 
   step = "VM initialization > waiting for ready";
@@ -174,7 +173,11 @@ export async function waitForSsh(flow: Flow, vmid: number, readyMs: number, fail
   await flow.spend(readyMs);
   // A reboot's restart due at this very moment goes first (two equal timers).
   await flow.core.reboots.whenBack(vmid);
-  if (flow.core.store.vms.get(vmid)?.status === "running") return true;
+  const vm = flow.core.store.vms.get(vmid);
+  if (vm?.status === "running") {
+    flow.core.store.noteService(vm, "ready");
+    return true;
+  }
   await flow.spend(Math.max(0, timeout - readyMs));
   return false;
 }
@@ -193,8 +196,7 @@ async function cleanUp(flow: Flow, job: InstallJob): Promise<void> {
   const vm = store.vms.get(job.id);
   if (vm) {
     flow.core.cancelStop(job.id);
-    vm.status = "stopped";
-    store.persist();
+    store.setPower(vm, "stopped");
   }
   await flow.spend(flow.d.cleanup);
   store.removeVm(job.id);

@@ -82,8 +82,7 @@ async function runStart(flow: Flow, vmid: number): Promise<Result> {
     return { bare: `failed to start VM: [-] failed to start VM: ${detail}` };
   }
   core.cancelStop(vmid);
-  vm.status = "running";
-  core.store.persist();
+  core.store.setPower(vm, "running");
   flow.emit("starting VM", "success", `[+] VM starting (${seconds(flow.since())}s)`);
   return finishBoot(flow, vmid, d.bootToSsh, "failed to start VM: ", "[+] VM started successfully");
 }

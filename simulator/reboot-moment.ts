@@ -32,20 +32,18 @@ export class RebootMoments {
     if (!vm) return;
     const ms = this.stoppedMs();
     if (ms <= 0) {
-      vm.status = "running";
-      this.store.persist();
+      // No moment to see: the VM stays running, and the timeline shows no stop.
+      this.store.setPower(vm, "running");
       return;
     }
-    vm.status = "stopped";
-    this.store.persist();
+    this.store.setPower(vm, "stopped");
     const timer = this.clock.timer(ms);
     const restart = (): void => {
       if (this.pending.get(vmid) !== entry) return;
       this.pending.delete(vmid);
       const now = this.store.vms.get(vmid);
       if (now?.status !== "stopped") return;
-      now.status = "running";
-      this.store.persist();
+      this.store.setPower(now, "running");
       this.log(`VM ${vmid} running again after its reboot`);
     };
     // On close the sleep rejects; Proxmox starts the VM all the same.

@@ -3,6 +3,7 @@
 // its .go_qemu_disabled file. Every change is persisted when a state file is set.
 import type { ResolvedConfig } from "./config";
 import { FILE_FORMAT, loadState, saveState, type StateFile, type StoredVm } from "./persist";
+import type { PowerStatus, PowerTimeline } from "./power-timeline";
 import { VmSeedSchema } from "./schemas";
 import type { DisabledEntry, VmPatch, VmSeed } from "./schemas";
 
@@ -47,10 +48,15 @@ export class Store {
   /** null: the .go_qemu_disabled file is missing. */
   disabled: DisabledEntry[] | null;
 
-  /** `initial` (a restart without a state file) wins over the file and the seeds. */
+  /**
+   * `initial` (a restart without a state file) wins over the file and the
+   * seeds. `timeline` gets every power change, stamped with `simNow()`.
+   */
   constructor(
     private readonly cfg: ResolvedConfig,
-    initial?: StateFile,
+    initial: StateFile | undefined,
+    private readonly timeline: PowerTimeline,
+    private readonly simNow: () => number,
   ) {
     this.disabled = cfg.disabled === null ? null : [...cfg.disabled];
     const stored = initial ?? (cfg.stateFile ? loadState(cfg.stateFile) : null);
@@ -84,6 +90,30 @@ export class Store {
     return `${this.cfg.gateway.split(".").slice(0, 3).join(".")}.${vmid}`;
   }
 
+  /**
+   * The one way a VM's power state changes once it exists, so the timeline
+   * sees every change. A VM already in that state records nothing (it is not
+   * a change). Persists when it did change; answers whether it did.
+   */
+  setPower(vm: VmRecord, status: PowerStatus): boolean {
+    if (!this.applyPower(vm, status)) return false;
+    this.persist();
+    return true;
+  }
+
+  /** A moment of the guest's service (its shutdown began, SSH answers again): recorded, nothing changes. */
+  noteService(vm: VmRecord, status: "shutting-down" | "ready"): void {
+    this.timeline.record({ vmid: vm.vmid, name: vm.name, status, simMs: this.simNow(), wallMs: Date.now() });
+  }
+
+  private applyPower(vm: VmRecord, status: PowerStatus): boolean {
+    if (vm.status === status) return false;
+    vm.status = status;
+    this.timeline.record({ vmid: vm.vmid, name: vm.name, status, simMs: this.simNow(), wallMs: Date.now() });
+    return true;
+  }
+
+  /** A new VM's first state is where it starts, not a change: nothing is recorded. */
   addVm(seed: VmSeed, persist = true): VmRecord {
     const s = VmSeedSchema.parse(seed);
     if (this.vms.has(s.vmid)) throw new Error(`VM ${s.vmid} already exists`);
@@ -128,14 +158,17 @@ export class Store {
     if (patch.memoryMb !== undefined) vm.memoryMb = patch.memoryMb;
     if (patch.diskGb !== undefined) vm.diskBytes = Math.round(patch.diskGb * GIB);
     if (patch.diskBytes !== undefined) vm.diskBytes = patch.diskBytes;
-    if (patch.running !== undefined) vm.status = patch.running ? "running" : "stopped";
-    if (patch.status !== undefined) vm.status = patch.status;
+    // `status` wins over `running` when both are given; applied once, so a
+    // patch that names both never records a change it did not make.
+    const power = patch.status ?? (patch.running === undefined ? undefined : patch.running ? "running" : "stopped");
+    if (power !== undefined) this.applyPower(vm, power);
     if (patch.user !== undefined) vm.user = patch.user;
     if (patch.memoryUsedMb !== undefined) vm.memoryUsedMb = patch.memoryUsedMb;
     this.persist();
     return vm;
   }
 
+  /** A removal is not a power change: nothing is recorded. */
   removeVm(vmid: number): boolean {
     const had = this.vms.delete(vmid);
     if (had) this.persist();

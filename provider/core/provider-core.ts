@@ -145,6 +145,7 @@ export class ProviderCore {
       connectionDefaults: settings.connection,
       timing: settings.timing,
       allowHardStop: settings.allowHardStop,
+      downtime: settings.downtime,
       urn,
       journal: this.journal(),
       serverNodes: this.serverNodes(),

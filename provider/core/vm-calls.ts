@@ -91,8 +91,28 @@ export async function diff(core: ProviderCore, id: string, urn: string, olds: Ba
   const desired = core.unknowns.fromEngine(news) as lifecycle.VmInputs;
   const d = lifecycle.diff(id, old, desired, { urn, installHeld: foreseen.held });
   // Said at preview (and again right before the update): the diff itself shows only `~ cpu: 2 => 4`.
-  if (d.downtime !== undefined) await core.finish(urn, Promise.resolve(core.log.reporter(urn).warn(d.downtime)));
+  if (d.downtime !== undefined) {
+    await core.finish(urn, Promise.resolve(core.log.reporter(urn).warn(d.downtime.sentence)));
+    if (d.downtime.comesBack) await planDowntime(core, old, desired);
+  }
   return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
+}
+
+/**
+ * The rollout's plan, said once for the whole stack when the burst of diffs
+ * is over: per downtime group (and server, under a cap), how many VMs go
+ * down, at most how many at once, in how many waves at least.
+ */
+async function planDowntime(core: ProviderCore, old: lifecycle.VmState, news: lifecycle.VmInputs): Promise<void> {
+  const rules = core.settings().downtime;
+  const group =
+    typeof news.downtimeGroup === "string" && news.downtimeGroup !== lifecycle.UNKNOWN ? news.downtimeGroup : undefined;
+  const endpoint = old.connection?.endpoint ?? core.settings().connection.endpoint ?? "";
+  const scopes = lifecycle.planScopes(group, { key: lifecycle.endpointKey(endpoint), endpoint }, rules);
+  if (scopes.length === 0) return;
+  const stack = core.log.reporter("");
+  await core.process.downtimePlan.note(lifecycle.vmLabel(old.vmid, old.vmName), scopes, (line) => stack.warn(line));
+  await core.log.flush("");
 }
 
 export async function create(

@@ -12,8 +12,8 @@ export { create } from "./create";
 export { foreseeSettle, read } from "./read";
 export { update } from "./update";
 export { remove } from "./delete";
-export { DEFAULT_TIMING, ProcessScope } from "./core";
-export type { LifecycleContext, Reporter, Timing } from "./core";
+export { DEFAULT_TIMING, ProcessScope, planScopes, vmLabel } from "./core";
+export type { DowntimeRules, LifecycleContext, Reporter, Timing } from "./core";
 export {
   LifecycleError,
   PartialError,

@@ -7,6 +7,8 @@ import { z } from "zod";
 
 /** A whole number of milliseconds > 0; config gives it as text. */
 export const Millis = z.coerce.number().int().positive();
+/** A number of VMs >= 1; config gives it as text. */
+export const VmCount = z.coerce.number().int().positive();
 /** true/false as readSettings reads it: a boolean, or its words in any case. */
 const Flag = z.union([
   z.boolean(),
@@ -68,6 +70,14 @@ export const ConfigSchema = z.object({
   waitForInstalls: Flag.optional().meta({
     description:
       "When true, a followed install or a takeover is followed to its bound (up to an hour with the defaults) instead of being recorded as `unconfirmed` after settleWaitMs (default false).",
+  }),
+  downtimeBudgets: z.record(z.string(), VmCount).optional().meta({
+    description:
+      'How many VMs of each downtime group (the Vm input downtimeGroup) may be down at once while an update shuts them down, changes them and starts them again, e.g. {"web": 3}; a group without a budget has no cap. A VM counts as down from its shutdown until its start has answered; when one fails to come back, no further VM of its group is shut down in that deployment.',
+  }),
+  maxDownPerServer: VmCount.optional().meta({
+    description:
+      "How many VMs of one server may be down at once during an update, whatever their group (default: no cap); a failed one stops the rollout on that server.",
   }),
   allowHardStop: Flag.optional().meta({
     description:

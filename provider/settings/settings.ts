@@ -3,8 +3,8 @@
 // in `configure`, numbers as strings, so they are coerced and checked here,
 // once, with a message that names the key, before any operation relies on
 // them.
-import type { ConnectionDefaults, Timing } from "../lifecycle";
-import { Millis } from "./config-schema";
+import type { ConnectionDefaults, DowntimeRules, Timing } from "../lifecycle";
+import { Millis, VmCount } from "./config-schema";
 
 /** The dynamic provider's config namespace; the resource plugin reads the same keys under its package name. */
 export const DYNAMIC_NS = "goPveQemu";
@@ -45,6 +45,8 @@ export interface ProviderSettings {
   stream: { idleTimeoutMs?: number; overallTimeoutMs?: number; headersTimeoutMs?: number };
   /** goPveQemu:allowHardStop (default true): a graceful shutdown that did not work may end in a hard stop. */
   allowHardStop: boolean;
+  /** goPveQemu:downtimeBudgets (per downtime group) and goPveQemu:maxDownPerServer: how many VMs may be down at once. */
+  downtime: DowntimeRules;
 }
 
 /** One setting by its key under `goPveQemu:`: the text, a number of milliseconds, a flag. */
@@ -52,7 +54,11 @@ interface Reader {
   text(key: string): string | undefined;
   millis(key: string): number | undefined;
   flag(key: string, envName: string | undefined, fallback?: boolean): boolean;
+  count(key: string): number | undefined;
+  counts(key: string): Record<string, number>;
 }
+
+const COUNT_RULE = "a whole number of VMs >= 1";
 
 function readerOf(get: (key: string) => unknown, env: NodeJS.ProcessEnv, ns: string): Reader {
   const text = (key: string): string | undefined => {
@@ -76,7 +82,42 @@ function readerOf(get: (key: string) => unknown, env: NodeJS.ProcessEnv, ns: str
     const where = envName === undefined ? `config ${ns}:${key}` : `config ${ns}:${key} (or ${envName})`;
     throw new Error(`${where}: "${raw}" is not allowed; expected true or false`);
   };
-  return { text, millis, flag };
+  const count = (key: string): number | undefined => {
+    const raw = text(key);
+    if (raw === undefined) return undefined;
+    const parsed = VmCount.safeParse(raw);
+    if (!parsed.success) throw new Error(`config ${ns}:${key}: "${raw}" is not allowed; expected ${COUNT_RULE}`);
+    return parsed.data;
+  };
+  const counts = (key: string): Record<string, number> => countsOf(text(key), ns, key);
+  return { text, millis, flag, count, counts };
+}
+
+/** An object by group: `pulumi config set --path '<ns>:<key>.web' 3` stores one, which arrives as JSON text. */
+function countsOf(raw: string | undefined, ns: string, key: string): Record<string, number> {
+  if (raw === undefined) return {};
+  const example = `e.g. {"web": 3}, or pulumi config set --path '${ns}:${key}.web' 3`;
+  const refused = new Error(
+    `config ${ns}:${key}: "${raw}" is not allowed; expected an object of group names to ${COUNT_RULE}, ${example}`,
+  );
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw refused;
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw refused;
+  const out: Record<string, number> = {};
+  for (const [group, v] of Object.entries(value)) {
+    const parsed = VmCount.safeParse(v);
+    if (!parsed.success) {
+      throw new Error(
+        `config ${ns}:${key}: group "${group}" has ${JSON.stringify(v)}; expected ${COUNT_RULE}, ${example}`,
+      );
+    }
+    out[group] = parsed.data;
+  }
+  return out;
 }
 
 /** Reads `goPveQemu:*` through `get` (a config lookup by full key) and the environment. */
@@ -106,7 +147,13 @@ export function readSettings(
       headersTimeoutMs: r.millis("streamHeadersTimeoutMs"),
     },
     allowHardStop: r.flag("allowHardStop", undefined, true),
+    downtime: downtimeOf(r),
   };
+}
+
+function downtimeOf(r: Reader): DowntimeRules {
+  const perServer = r.count("maxDownPerServer");
+  return { budgets: r.counts("downtimeBudgets"), ...(perServer !== undefined ? { perServer } : {}) };
 }
 
 /** The default connection: stack config, then the environment, and where each part came from. */

@@ -38,11 +38,13 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["checkTimeoutMs"] = pulumi.output(args?.checkTimeoutMs).apply(JSON.stringify);
             resourceInputs["commandBoundMs"] = pulumi.output(args?.commandBoundMs).apply(JSON.stringify);
             resourceInputs["confirmTimeoutMs"] = pulumi.output(args?.confirmTimeoutMs).apply(JSON.stringify);
+            resourceInputs["downtimeBudgets"] = pulumi.output(args?.downtimeBudgets).apply(JSON.stringify);
             resourceInputs["endpoint"] = args?.endpoint;
             resourceInputs["followTimeoutMs"] = pulumi.output(args?.followTimeoutMs).apply(JSON.stringify);
             resourceInputs["goneTimeoutMs"] = pulumi.output(args?.goneTimeoutMs).apply(JSON.stringify);
             resourceInputs["imageDownloadBoundMs"] = pulumi.output(args?.imageDownloadBoundMs).apply(JSON.stringify);
             resourceInputs["initScriptBoundMs"] = pulumi.output(args?.initScriptBoundMs).apply(JSON.stringify);
+            resourceInputs["maxDownPerServer"] = pulumi.output(args?.maxDownPerServer).apply(JSON.stringify);
             resourceInputs["migrateBoundMs"] = pulumi.output(args?.migrateBoundMs).apply(JSON.stringify);
             resourceInputs["offline"] = pulumi.output(args?.offline).apply(JSON.stringify);
             resourceInputs["pollIntervalMs"] = pulumi.output(args?.pollIntervalMs).apply(JSON.stringify);
@@ -84,6 +86,10 @@ export interface ProviderArgs {
      */
     confirmTimeoutMs?: pulumi.Input<number | undefined>;
     /**
+     * How many VMs of each downtime group (the Vm input downtimeGroup) may be down at once while an update shuts them down, changes them and starts them again, e.g. {"web": 3}; a group without a budget has no cap. A VM counts as down from its shutdown until its start has answered; when one fails to come back, no further VM of its group is shut down in that deployment.
+     */
+    downtimeBudgets?: pulumi.Input<{[key: string]: pulumi.Input<number>} | undefined>;
+    /**
      * The go-pve-qemu server's base URL, e.g. http://10.0.0.5:8080, for every resource without a connection of its own. Default: the environment variable GO_PVE_QEMU_ENDPOINT.
      */
     endpoint?: pulumi.Input<string | undefined>;
@@ -103,6 +109,10 @@ export interface ProviderArgs {
      * The longest the server's SSH initialisation (the init script) may take, in ms (default 1200000, 20 min).
      */
     initScriptBoundMs?: pulumi.Input<number | undefined>;
+    /**
+     * How many VMs of one server may be down at once during an update, whatever their group (default: no cap); a failed one stops the rollout on that server.
+     */
+    maxDownPerServer?: pulumi.Input<number | undefined>;
     /**
      * The longest the server's `qm migrate --with-local-disks` may take, in ms (default 1800000, 30 min).
      */

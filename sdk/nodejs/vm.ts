@@ -158,10 +158,12 @@ export class Vm extends pulumi.CustomResource {
                 throw new Error("Missing required property 'version'");
             }
             resourceInputs["adopt"] = args?.adopt;
+            resourceInputs["allowDowntime"] = args?.allowDowntime;
             resourceInputs["connection"] = args?.connection ? pulumi.secret(args.connection) : undefined;
             resourceInputs["cpu"] = args?.cpu;
             resourceInputs["destroyOnCreateFailure"] = args?.destroyOnCreateFailure;
             resourceInputs["diskGb"] = args?.diskGb;
+            resourceInputs["downtimeGroup"] = args?.downtimeGroup;
             resourceInputs["keepIncompleteInstall"] = args?.keepIncompleteInstall;
             resourceInputs["memoryMb"] = args?.memoryMb;
             resourceInputs["name"] = args?.name;
@@ -230,6 +232,10 @@ export interface VmArgs {
      */
     adopt?: pulumi.Input<boolean | undefined>;
     /**
+     * false: a change that would shut the running VM down or reboot it (cpu, memoryMb, diskGb, node, rebootTriggers) is refused at preview, before anything reaches the server. Default true.
+     */
+    allowDowntime?: pulumi.Input<boolean | undefined>;
+    /**
      * Where and how to reach the server; the one a VM was created with is kept for refresh and delete.
      */
     connection?: pulumi.Input<inputs.ConnectionArgs | undefined>;
@@ -245,6 +251,10 @@ export interface VmArgs {
      * Disk in GB. Grows in place; cannot shrink.
      */
     diskGb?: pulumi.Input<number | undefined>;
+    /**
+     * The rollout group this VM belongs to: the provider setting downtimeBudgets caps how many VMs of one group an update may have down at once, and a failed VM stops the group's rollout. Never a change of the VM.
+     */
+    downtimeGroup?: pulumi.Input<string | undefined>;
     /**
      * Keep a VM whose install did not finish as it is. By default the next `up` replaces such a VM (its initialisation may never have run).
      */

@@ -47,9 +47,9 @@ export interface Fleet {
   readonly others: number;
   /** Sets a provider setting (`endpoint`, `pollIntervalMs`, ...) under the fleet's door's namespace. */
   setSetting(key: string, value: string): Promise<void>;
-  /** `signal`: the Automation API's abort (it sends SIGINT to `pulumi`). */
-  up(opts?: { signal?: AbortSignal }): Promise<UpResult>;
-  preview(): Promise<PreviewResult>;
+  /** `signal`: the Automation API's abort (it sends SIGINT to `pulumi`); `parallel`: the engine's --parallel. */
+  up(opts?: { signal?: AbortSignal; parallel?: number }): Promise<UpResult>;
+  preview(opts?: { parallel?: number }): Promise<PreviewResult>;
   refresh(): Promise<void>;
   destroy(): Promise<void>;
   /** The raw text of the stack's state file(s) in the backend. */
@@ -180,7 +180,7 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
     setSetting,
     others: opts.door === "plugin" ? 1 : 2,
     up: (o) => stack.up({ ...streams(), ...o }),
-    preview: () => stack.preview({ ...streams(), diff: true }),
+    preview: (o) => stack.preview({ ...streams(), diff: true, ...o }),
     refresh: async () => {
       await stack.refresh(streams());
     },
@@ -228,6 +228,15 @@ export function diagnostics(events: EngineEvent[], name: string, severity?: Seve
   return events
     .map((e) => e.diagnosticEvent)
     .filter((d) => d !== undefined && (d.urn ?? "").endsWith(`::${name}`))
+    .filter((d) => severity === undefined || String(d!.severity) === severity)
+    .flatMap((d) => d!.message.replace(/\n$/, "").split("\n"));
+}
+
+/** Lines of the diagnostics of the whole stack (attached to no resource). */
+export function stackDiagnostics(events: EngineEvent[], severity?: Severity): string[] {
+  return events
+    .map((e) => e.diagnosticEvent)
+    .filter((d) => d !== undefined && (d.urn ?? "") === "")
     .filter((d) => severity === undefined || String(d!.severity) === severity)
     .flatMap((d) => d!.message.replace(/\n$/, "").split("\n"));
 }

@@ -68,3 +68,32 @@ describe("settings of the preview checks", () => {
     );
   });
 });
+
+describe("downtime budgets", () => {
+  test("none set: no budget, no cap", () => {
+    expect(readSettings(from({}), {}).downtime).toEqual({ budgets: {} });
+  });
+
+  test("an object of groups (as --path config stores it) and a server cap", () => {
+    const s = readSettings(
+      from({ "goPveQemu:downtimeBudgets": '{"web": 3, "db": "1"}', "goPveQemu:maxDownPerServer": "4" }),
+      {},
+    );
+    expect(s.downtime).toEqual({ budgets: { web: 3, db: 1 }, perServer: 4 });
+  });
+
+  test("bad values name the key, the group and what is allowed", () => {
+    expect(() => readSettings(from({ "goPveQemu:downtimeBudgets": '{"web": 0}' }), {})).toThrow(
+      `config goPveQemu:downtimeBudgets: group "web" has 0; expected a whole number of VMs >= 1, e.g. {"web": 3}, or pulumi config set --path 'goPveQemu:downtimeBudgets.web' 3`,
+    );
+    expect(() => readSettings(from({ "goPveQemu:downtimeBudgets": "3" }), {})).toThrow(
+      /goPveQemu:downtimeBudgets: "3" is not allowed; expected an object of group names/,
+    );
+    expect(() => readSettings(from({ "goPveQemu:downtimeBudgets": "web=3" }), {})).toThrow(
+      /goPveQemu:downtimeBudgets: "web=3" is not allowed/,
+    );
+    expect(() => readSettings(from({ "gopveqemu:maxDownPerServer": "2.5" }), {}, "gopveqemu")).toThrow(
+      'config gopveqemu:maxDownPerServer: "2.5" is not allowed; expected a whole number of VMs >= 1',
+    );
+  });
+});

@@ -304,6 +304,25 @@ describe("(5) non-200 answers and fault mechanics", () => {
     expect(sim.stats().faultsFired).toBe(2);
   });
 
+  test("`pass` lets that many matching calls through first: the 3rd start fails, whichever VM it is", async () => {
+    const sim = await start({ ...FAST, vms: [{ vmid: 120 }, { vmid: 121 }, { vmid: 122 }, { vmid: 123 }] });
+    sim.addFault({ op: "start", kind: "fail", pass: 2, times: 1 });
+    // a status matches no start rule: it neither fires nor uses up a pass
+    expect((await request(sim.url, "GET", "/api/vm/120/status")).status).toBe(200);
+    expect(sim.faults()).toEqual([expect.objectContaining({ pass: 2, times: 1 })]);
+    const starts = [];
+    for (const vmid of [120, 123, 121, 122])
+      starts.push((await request(sim.url, "POST", `/api/vm/${vmid}/start`)).body);
+    expect(starts.map((b) => (b.includes("failed to start VM") ? "failed" : "started"))).toEqual([
+      "started",
+      "started",
+      "failed",
+      "started",
+    ]);
+    expect(sim.faults()).toEqual([]);
+    expect(sim.stats().faultsFired).toBe(1);
+  });
+
   test("rules are validated: an unknown step or kind is a clear error", () => {
     return start().then((sim) => {
       expect(() => sim.addFault({ op: "install", step: "downloading image", kind: "fail" })).toThrow(

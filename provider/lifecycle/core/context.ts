@@ -6,6 +6,7 @@ import type { GoPveQemuApi, OpenBounds } from "../../client";
 import { DEFAULT_OPEN_BOUNDS } from "../../client";
 import { CODES, LifecycleError } from "../model";
 import type { ConnectionDefaults, ResolvedConnection, InstallJournal, ServerNodes } from "../model";
+import type { DowntimeRules } from "./downtime-budget";
 import type { ProcessScope } from "./process-scope";
 
 export type { ResolvedConnection } from "../model";
@@ -122,6 +123,8 @@ export interface LifecycleContext {
    * instead, saying why. Destroying a VM stops it hard regardless: it is going away.
    */
   allowHardStop?: boolean;
+  /** How many VMs of a downtime group, and of one server, may be down at once (goPveQemu:downtimeBudgets, maxDownPerServer); none: no cap. */
+  downtime?: DowntimeRules;
 }
 
 /** Where the lifecycle reads the time and waits. */

@@ -11,5 +11,8 @@ export { errorText, redactor, safeCause } from "./redact";
 export type { Redactor } from "./redact";
 export { sessionOf } from "./session";
 export { ProcessScope } from "./process-scope";
+export { NO_DOWNTIME_RULES } from "./downtime-budget";
+export type { DowntimeRules } from "./downtime-budget";
+export { planScopes } from "./downtime-plan";
 export type { InstallTicket } from "./install-gates";
 export type { NameHold } from "./name-holds";

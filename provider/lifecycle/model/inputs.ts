@@ -205,6 +205,24 @@ export const VmInputsSchema = z.object({
     description:
       "Keep a VM whose install did not finish as it is. By default the next `up` replaces such a VM (its initialisation may never have run).",
   }),
+  /**
+   * The rollout group this VM belongs to: the provider setting downtimeBudgets
+   * caps how many VMs of one group an update may have down at once, and a
+   * failed VM stops the group's rollout. Never a change of the VM.
+   */
+  downtimeGroup: labelField("downtimeGroup", 63, " (a name for VMs that may not all be down at once)").optional().meta({
+    description:
+      "The rollout group this VM belongs to: the provider setting downtimeBudgets caps how many VMs of one group an update may have down at once, and a failed VM stops the group's rollout. Never a change of the VM.",
+  }),
+  /**
+   * false: a change that would shut the running VM down or reboot it (cpu,
+   * memoryMb, diskGb, node, rebootTriggers) is refused at preview, before
+   * anything reaches the server. Default true.
+   */
+  allowDowntime: boolField("allowDowntime").optional().meta({
+    description:
+      "false: a change that would shut the running VM down or reboot it (cpu, memoryMb, diskGb, node, rebootTriggers) is refused at preview, before anything reaches the server. Default true.",
+  }),
   /** Take the existing VM with `vmid` under management instead of installing one (import by VMID). */
   adopt: boolField("adopt").optional().meta({
     description: "Take the existing VM with `vmid` under management instead of installing one (import by VMID).",

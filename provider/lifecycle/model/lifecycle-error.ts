@@ -19,6 +19,10 @@ export const CODES = {
   adopt: "GPQ_ADOPT",
   /** a graceful shutdown did not work and a hard stop is not allowed (goPveQemu:allowHardStop false) */
   shutdownFailed: "GPQ_SHUTDOWN_FAILED",
+  /** a rollout stopped after a VM of its downtime group failed: this VM was not shut down */
+  heldBack: "GPQ_HELD_BACK",
+  /** allowDowntime false, and the change would take the VM down */
+  downtimeRefused: "GPQ_DOWNTIME_REFUSED",
 } as const;
 export type ErrorCode = (typeof CODES)[keyof typeof CODES];
 

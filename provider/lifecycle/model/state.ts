@@ -136,7 +136,15 @@ export function vmidFromId(id: string | undefined): number | undefined {
 
 /** The desired inputs to keep in state: no password (nor its hash), no connection, no unset keys. */
 export function desiredOf(inputs: VmInputs): Desired {
-  const { password: _password, passwordHash: _hash, connection: _connection, ...rest } = inputs;
+  // The rollout's own inputs (downtimeGroup, allowDowntime) say how a change is made, not what the VM has.
+  const {
+    password: _password,
+    passwordHash: _hash,
+    connection: _connection,
+    downtimeGroup: _group,
+    allowDowntime: _allow,
+    ...rest
+  } = inputs;
   return dropUndefined(rest) as Desired;
 }
 

@@ -16,6 +16,9 @@
 //   in-place update (state records the new connection); an omitted field keeps
 //   the stored one, so changing stack defaults does not move existing VMs.
 // - destroyOnCreateFailure and adopt only matter during create: never a change.
+//   Nor are downtimeGroup and allowDowntime: they say how a change is made.
+// - allowDowntime: false refuses an update that takes the running VM down and
+//   brings it back (a shutdown to change it, a reboot), here, at preview.
 //   But a replace while adopt is still set is refused: it would destroy the
 //   adopted VM, and the create that follows would find nothing to adopt.
 // - A disk larger than asked for (grown outside Pulumi) is left alone: it
@@ -59,7 +62,9 @@ import {
   triggersChanged,
 } from "../model";
 import type { ConnectionInput, VmInputs, VmState } from "../model";
-import { downtimeOf } from "./downtime";
+import { downtimeOf, refuseDowntime } from "./downtime";
+import type { Downtime } from "./downtime";
+import { vmLabel } from "../core";
 
 export interface DiffResult {
   changes: boolean;
@@ -68,8 +73,8 @@ export interface DiffResult {
   deleteBeforeReplace: boolean;
   /** input names updated in place */
   update: string[];
-  /** the update shuts the running VM down: the sentence preview says (downtimeOf) */
-  downtime?: string;
+  /** the update takes the running VM down (a shutdown, a reboot): what preview says of it (downtimeOf) */
+  downtime?: Downtime;
 }
 
 interface DiffOptions {
@@ -92,6 +97,8 @@ export function diff(id: string, olds: VmState, news: VmInputs, options: DiffOpt
   const pinsSameVmid = news.vmid !== undefined && (isUnknown(news.vmid) || news.vmid === old.vmid);
   // A replace makes a new VM; only an update in place shuts this one down for a while.
   const downtime = replaces.length === 0 && update.length > 0 ? downtimeOf(old, news) : undefined;
+  if (downtime?.comesBack && news.allowDowntime === false)
+    throw refuseDowntime(vmLabel(old.vmid, old.vmName), downtime);
   return {
     changes: replaces.length > 0 || update.length > 0,
     replaces,

@@ -10,6 +10,8 @@
 //   may be shut down or started while the server may still be installing it.
 // - A changed connection is recorded; it is resolved field by field over the
 //   stored one (not over the defaults: the VM lives where it was created).
+// - Steps that take the running VM down wait for a place in its downtime
+//   budgets, and a failure there stops the rest of its rollout (inRollout).
 import {
   endpointKey,
   resolveConnection,
@@ -28,6 +30,7 @@ import type { Observation } from "../observe";
 import { planUpdate } from "../plan";
 import { followUnconfirmed } from "./settle-follow";
 import { planUnconfirmed, settleTime, settleUnconfirmed, withTimeline } from "../install";
+import { inRollout } from "./rollout";
 import { runSteps } from "./update-steps";
 import type { UpdateJob } from "./update-steps";
 
@@ -51,7 +54,7 @@ export async function update(id: string, olds: VmState, news: VmInputs, ctx: Lif
   }
   if (steps.length === 0)
     ctx.reporter.debug(`VM ${job.label}: nothing to change on the server; recording the new inputs`);
-  const state = await runSteps(job, steps, targetBase(job, current));
+  const state = await inRollout(job, steps, () => runSteps(job, steps, targetBase(job, current)));
   if (steps.length > 0) ctx.reporter.info(`VM ${job.label} is updated`);
   return dropUndefined(state);
 }

@@ -47,6 +47,8 @@ type providerArgs struct {
 	CommandBoundMs *int `pulumi:"commandBoundMs"`
 	// After install or start, how long the list may lag, in ms (default 60000).
 	ConfirmTimeoutMs *int `pulumi:"confirmTimeoutMs"`
+	// How many VMs of each downtime group (the Vm input downtimeGroup) may be down at once while an update shuts them down, changes them and starts them again, e.g. {"web": 3}; a group without a budget has no cap. A VM counts as down from its shutdown until its start has answered; when one fails to come back, no further VM of its group is shut down in that deployment.
+	DowntimeBudgets map[string]int `pulumi:"downtimeBudgets"`
 	// The go-pve-qemu server's base URL, e.g. http://10.0.0.5:8080, for every resource without a connection of its own. Default: the environment variable GO_PVE_QEMU_ENDPOINT.
 	Endpoint *string `pulumi:"endpoint"`
 	// After a lost stream (install; start, reboot, migration in updates), the longest the provider follows it by asking the server, in ms (default 3600000, 60 min).
@@ -57,6 +59,8 @@ type providerArgs struct {
 	ImageDownloadBoundMs *int `pulumi:"imageDownloadBoundMs"`
 	// The longest the server's SSH initialisation (the init script) may take, in ms (default 1200000, 20 min).
 	InitScriptBoundMs *int `pulumi:"initScriptBoundMs"`
+	// How many VMs of one server may be down at once during an update, whatever their group (default: no cap); a failed one stops the rollout on that server.
+	MaxDownPerServer *int `pulumi:"maxDownPerServer"`
 	// The longest the server's `qm migrate --with-local-disks` may take, in ms (default 1800000, 30 min).
 	MigrateBoundMs *int `pulumi:"migrateBoundMs"`
 	// When true, preview does not ask the server (default false, else GO_PVE_QEMU_OFFLINE).
@@ -97,6 +101,8 @@ type ProviderArgs struct {
 	CommandBoundMs pulumi.IntPtrInput
 	// After install or start, how long the list may lag, in ms (default 60000).
 	ConfirmTimeoutMs pulumi.IntPtrInput
+	// How many VMs of each downtime group (the Vm input downtimeGroup) may be down at once while an update shuts them down, changes them and starts them again, e.g. {"web": 3}; a group without a budget has no cap. A VM counts as down from its shutdown until its start has answered; when one fails to come back, no further VM of its group is shut down in that deployment.
+	DowntimeBudgets pulumi.IntMapInput
 	// The go-pve-qemu server's base URL, e.g. http://10.0.0.5:8080, for every resource without a connection of its own. Default: the environment variable GO_PVE_QEMU_ENDPOINT.
 	Endpoint pulumi.StringPtrInput
 	// After a lost stream (install; start, reboot, migration in updates), the longest the provider follows it by asking the server, in ms (default 3600000, 60 min).
@@ -107,6 +113,8 @@ type ProviderArgs struct {
 	ImageDownloadBoundMs pulumi.IntPtrInput
 	// The longest the server's SSH initialisation (the init script) may take, in ms (default 1200000, 20 min).
 	InitScriptBoundMs pulumi.IntPtrInput
+	// How many VMs of one server may be down at once during an update, whatever their group (default: no cap); a failed one stops the rollout on that server.
+	MaxDownPerServer pulumi.IntPtrInput
 	// The longest the server's `qm migrate --with-local-disks` may take, in ms (default 1800000, 30 min).
 	MigrateBoundMs pulumi.IntPtrInput
 	// When true, preview does not ask the server (default false, else GO_PVE_QEMU_OFFLINE).

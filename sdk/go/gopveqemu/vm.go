@@ -136,6 +136,8 @@ func VmExists(ctx *pulumi.Context,
 type vmArgs struct {
 	// Take the existing VM with `vmid` under management instead of installing one (import by VMID).
 	Adopt *bool `pulumi:"adopt"`
+	// false: a change that would shut the running VM down or reboot it (cpu, memoryMb, diskGb, node, rebootTriggers) is refused at preview, before anything reaches the server. Default true.
+	AllowDowntime *bool `pulumi:"allowDowntime"`
 	// Where and how to reach the server; the one a VM was created with is kept for refresh and delete.
 	Connection *Connection `pulumi:"connection"`
 	// vCPUs. Updated in place (the VM is shut down and started again).
@@ -144,6 +146,8 @@ type vmArgs struct {
 	DestroyOnCreateFailure *bool `pulumi:"destroyOnCreateFailure"`
 	// Disk in GB. Grows in place; cannot shrink.
 	DiskGb *int `pulumi:"diskGb"`
+	// The rollout group this VM belongs to: the provider setting downtimeBudgets caps how many VMs of one group an update may have down at once, and a failed VM stops the group's rollout. Never a change of the VM.
+	DowntimeGroup *string `pulumi:"downtimeGroup"`
 	// Keep a VM whose install did not finish as it is. By default the next `up` replaces such a VM (its initialisation may never have run).
 	KeepIncompleteInstall *bool `pulumi:"keepIncompleteInstall"`
 	// Memory in MB. Updated in place.
@@ -176,6 +180,8 @@ type vmArgs struct {
 type VmArgs struct {
 	// Take the existing VM with `vmid` under management instead of installing one (import by VMID).
 	Adopt pulumi.BoolPtrInput
+	// false: a change that would shut the running VM down or reboot it (cpu, memoryMb, diskGb, node, rebootTriggers) is refused at preview, before anything reaches the server. Default true.
+	AllowDowntime pulumi.BoolPtrInput
 	// Where and how to reach the server; the one a VM was created with is kept for refresh and delete.
 	Connection ConnectionPtrInput
 	// vCPUs. Updated in place (the VM is shut down and started again).
@@ -184,6 +190,8 @@ type VmArgs struct {
 	DestroyOnCreateFailure pulumi.BoolPtrInput
 	// Disk in GB. Grows in place; cannot shrink.
 	DiskGb pulumi.IntPtrInput
+	// The rollout group this VM belongs to: the provider setting downtimeBudgets caps how many VMs of one group an update may have down at once, and a failed VM stops the group's rollout. Never a change of the VM.
+	DowntimeGroup pulumi.StringPtrInput
 	// Keep a VM whose install did not finish as it is. By default the next `up` replaces such a VM (its initialisation may never have run).
 	KeepIncompleteInstall pulumi.BoolPtrInput
 	// Memory in MB. Updated in place.

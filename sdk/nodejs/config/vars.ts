@@ -52,6 +52,17 @@ Object.defineProperty(exports, "confirmTimeoutMs", {
 });
 
 /**
+ * How many VMs of each downtime group (the Vm input downtimeGroup) may be down at once while an update shuts them down, changes them and starts them again, e.g. {"web": 3}; a group without a budget has no cap. A VM counts as down from its shutdown until its start has answered; when one fails to come back, no further VM of its group is shut down in that deployment.
+ */
+export declare const downtimeBudgets: {[key: string]: number} | undefined;
+Object.defineProperty(exports, "downtimeBudgets", {
+    get() {
+        return __config.getObject<{[key: string]: number}>("downtimeBudgets");
+    },
+    enumerable: true,
+});
+
+/**
  * The go-pve-qemu server's base URL, e.g. http://10.0.0.5:8080, for every resource without a connection of its own. Default: the environment variable GO_PVE_QEMU_ENDPOINT.
  */
 export declare const endpoint: string | undefined;
@@ -102,6 +113,17 @@ export declare const initScriptBoundMs: number | undefined;
 Object.defineProperty(exports, "initScriptBoundMs", {
     get() {
         return __config.getObject<number>("initScriptBoundMs");
+    },
+    enumerable: true,
+});
+
+/**
+ * How many VMs of one server may be down at once during an update, whatever their group (default: no cap); a failed one stops the rollout on that server.
+ */
+export declare const maxDownPerServer: number | undefined;
+Object.defineProperty(exports, "maxDownPerServer", {
+    get() {
+        return __config.getObject<number>("maxDownPerServer");
     },
     enumerable: true,
 });

@@ -23,11 +23,13 @@ class ProviderArgs:
                  check_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  command_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  confirm_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
+                 downtime_budgets: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.int]]]] = None,
                  endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  follow_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  gone_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  image_download_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  init_script_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
+                 max_down_per_server: pulumi.Input[Optional[_builtins.int]] = None,
                  migrate_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  offline: pulumi.Input[Optional[_builtins.bool]] = None,
                  poll_interval_ms: pulumi.Input[Optional[_builtins.int]] = None,
@@ -49,11 +51,13 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.int] check_timeout_ms: At preview, how long to wait for the server's list (node names, reachability), in ms (default 5000).
         :param pulumi.Input[_builtins.int] command_bound_ms: The longest one of the server's `qm` / `pvesh` commands may take (also: how long a lost `start` is watched for the VM to run), in ms (default 30000).
         :param pulumi.Input[_builtins.int] confirm_timeout_ms: After install or start, how long the list may lag, in ms (default 60000).
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.int]]] downtime_budgets: How many VMs of each downtime group (the Vm input downtimeGroup) may be down at once while an update shuts them down, changes them and starts them again, e.g. {"web": 3}; a group without a budget has no cap. A VM counts as down from its shutdown until its start has answered; when one fails to come back, no further VM of its group is shut down in that deployment.
         :param pulumi.Input[_builtins.str] endpoint: The go-pve-qemu server's base URL, e.g. http://10.0.0.5:8080, for every resource without a connection of its own. Default: the environment variable GO_PVE_QEMU_ENDPOINT.
         :param pulumi.Input[_builtins.int] follow_timeout_ms: After a lost stream (install; start, reboot, migration in updates), the longest the provider follows it by asking the server, in ms (default 3600000, 60 min).
         :param pulumi.Input[_builtins.int] gone_timeout_ms: After destroy, until the VM must be gone from the list, in ms (default 120000).
         :param pulumi.Input[_builtins.int] image_download_bound_ms: The longest the server's OS image download may take, in ms (default 1800000, 30 min).
         :param pulumi.Input[_builtins.int] init_script_bound_ms: The longest the server's SSH initialisation (the init script) may take, in ms (default 1200000, 20 min).
+        :param pulumi.Input[_builtins.int] max_down_per_server: How many VMs of one server may be down at once during an update, whatever their group (default: no cap); a failed one stops the rollout on that server.
         :param pulumi.Input[_builtins.int] migrate_bound_ms: The longest the server's `qm migrate --with-local-disks` may take, in ms (default 1800000, 30 min).
         :param pulumi.Input[_builtins.bool] offline: When true, preview does not ask the server (default false, else GO_PVE_QEMU_OFFLINE).
         :param pulumi.Input[_builtins.int] poll_interval_ms: Between two polls of `list` / `status`, in ms (default 2000).
@@ -77,6 +81,8 @@ class ProviderArgs:
             pulumi.set(__self__, "command_bound_ms", command_bound_ms)
         if confirm_timeout_ms is not None:
             pulumi.set(__self__, "confirm_timeout_ms", confirm_timeout_ms)
+        if downtime_budgets is not None:
+            pulumi.set(__self__, "downtime_budgets", downtime_budgets)
         if endpoint is not None:
             pulumi.set(__self__, "endpoint", endpoint)
         if follow_timeout_ms is not None:
@@ -87,6 +93,8 @@ class ProviderArgs:
             pulumi.set(__self__, "image_download_bound_ms", image_download_bound_ms)
         if init_script_bound_ms is not None:
             pulumi.set(__self__, "init_script_bound_ms", init_script_bound_ms)
+        if max_down_per_server is not None:
+            pulumi.set(__self__, "max_down_per_server", max_down_per_server)
         if migrate_bound_ms is not None:
             pulumi.set(__self__, "migrate_bound_ms", migrate_bound_ms)
         if offline is not None:
@@ -165,6 +173,18 @@ class ProviderArgs:
         pulumi.set(self, "confirm_timeout_ms", value)
 
     @_builtins.property
+    @pulumi.getter(name="downtimeBudgets")
+    def downtime_budgets(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.int]]]]:
+        """
+        How many VMs of each downtime group (the Vm input downtimeGroup) may be down at once while an update shuts them down, changes them and starts them again, e.g. {"web": 3}; a group without a budget has no cap. A VM counts as down from its shutdown until its start has answered; when one fails to come back, no further VM of its group is shut down in that deployment.
+        """
+        return pulumi.get(self, "downtime_budgets")
+
+    @downtime_budgets.setter
+    def downtime_budgets(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.int]]]]):
+        pulumi.set(self, "downtime_budgets", value)
+
+    @_builtins.property
     @pulumi.getter
     def endpoint(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -223,6 +243,18 @@ class ProviderArgs:
     @init_script_bound_ms.setter
     def init_script_bound_ms(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "init_script_bound_ms", value)
+
+    @_builtins.property
+    @pulumi.getter(name="maxDownPerServer")
+    def max_down_per_server(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How many VMs of one server may be down at once during an update, whatever their group (default: no cap); a failed one stops the rollout on that server.
+        """
+        return pulumi.get(self, "max_down_per_server")
+
+    @max_down_per_server.setter
+    def max_down_per_server(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "max_down_per_server", value)
 
     @_builtins.property
     @pulumi.getter(name="migrateBoundMs")
@@ -403,11 +435,13 @@ class Provider(pulumi.ProviderResource):
                  check_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  command_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  confirm_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
+                 downtime_budgets: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.int]]]] = None,
                  endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  follow_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  gone_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  image_download_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  init_script_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
+                 max_down_per_server: pulumi.Input[Optional[_builtins.int]] = None,
                  migrate_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  offline: pulumi.Input[Optional[_builtins.bool]] = None,
                  poll_interval_ms: pulumi.Input[Optional[_builtins.int]] = None,
@@ -432,11 +466,13 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.int] check_timeout_ms: At preview, how long to wait for the server's list (node names, reachability), in ms (default 5000).
         :param pulumi.Input[_builtins.int] command_bound_ms: The longest one of the server's `qm` / `pvesh` commands may take (also: how long a lost `start` is watched for the VM to run), in ms (default 30000).
         :param pulumi.Input[_builtins.int] confirm_timeout_ms: After install or start, how long the list may lag, in ms (default 60000).
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.int]]] downtime_budgets: How many VMs of each downtime group (the Vm input downtimeGroup) may be down at once while an update shuts them down, changes them and starts them again, e.g. {"web": 3}; a group without a budget has no cap. A VM counts as down from its shutdown until its start has answered; when one fails to come back, no further VM of its group is shut down in that deployment.
         :param pulumi.Input[_builtins.str] endpoint: The go-pve-qemu server's base URL, e.g. http://10.0.0.5:8080, for every resource without a connection of its own. Default: the environment variable GO_PVE_QEMU_ENDPOINT.
         :param pulumi.Input[_builtins.int] follow_timeout_ms: After a lost stream (install; start, reboot, migration in updates), the longest the provider follows it by asking the server, in ms (default 3600000, 60 min).
         :param pulumi.Input[_builtins.int] gone_timeout_ms: After destroy, until the VM must be gone from the list, in ms (default 120000).
         :param pulumi.Input[_builtins.int] image_download_bound_ms: The longest the server's OS image download may take, in ms (default 1800000, 30 min).
         :param pulumi.Input[_builtins.int] init_script_bound_ms: The longest the server's SSH initialisation (the init script) may take, in ms (default 1200000, 20 min).
+        :param pulumi.Input[_builtins.int] max_down_per_server: How many VMs of one server may be down at once during an update, whatever their group (default: no cap); a failed one stops the rollout on that server.
         :param pulumi.Input[_builtins.int] migrate_bound_ms: The longest the server's `qm migrate --with-local-disks` may take, in ms (default 1800000, 30 min).
         :param pulumi.Input[_builtins.bool] offline: When true, preview does not ask the server (default false, else GO_PVE_QEMU_OFFLINE).
         :param pulumi.Input[_builtins.int] poll_interval_ms: Between two polls of `list` / `status`, in ms (default 2000).
@@ -480,11 +516,13 @@ class Provider(pulumi.ProviderResource):
                  check_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  command_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  confirm_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
+                 downtime_budgets: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.int]]]] = None,
                  endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  follow_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  gone_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  image_download_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  init_script_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
+                 max_down_per_server: pulumi.Input[Optional[_builtins.int]] = None,
                  migrate_bound_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  offline: pulumi.Input[Optional[_builtins.bool]] = None,
                  poll_interval_ms: pulumi.Input[Optional[_builtins.int]] = None,
@@ -512,11 +550,13 @@ class Provider(pulumi.ProviderResource):
             __props__.__dict__["check_timeout_ms"] = pulumi.Output.from_input(check_timeout_ms).apply(pulumi.runtime.to_json) if check_timeout_ms is not None else None
             __props__.__dict__["command_bound_ms"] = pulumi.Output.from_input(command_bound_ms).apply(pulumi.runtime.to_json) if command_bound_ms is not None else None
             __props__.__dict__["confirm_timeout_ms"] = pulumi.Output.from_input(confirm_timeout_ms).apply(pulumi.runtime.to_json) if confirm_timeout_ms is not None else None
+            __props__.__dict__["downtime_budgets"] = pulumi.Output.from_input(downtime_budgets).apply(pulumi.runtime.to_json) if downtime_budgets is not None else None
             __props__.__dict__["endpoint"] = endpoint
             __props__.__dict__["follow_timeout_ms"] = pulumi.Output.from_input(follow_timeout_ms).apply(pulumi.runtime.to_json) if follow_timeout_ms is not None else None
             __props__.__dict__["gone_timeout_ms"] = pulumi.Output.from_input(gone_timeout_ms).apply(pulumi.runtime.to_json) if gone_timeout_ms is not None else None
             __props__.__dict__["image_download_bound_ms"] = pulumi.Output.from_input(image_download_bound_ms).apply(pulumi.runtime.to_json) if image_download_bound_ms is not None else None
             __props__.__dict__["init_script_bound_ms"] = pulumi.Output.from_input(init_script_bound_ms).apply(pulumi.runtime.to_json) if init_script_bound_ms is not None else None
+            __props__.__dict__["max_down_per_server"] = pulumi.Output.from_input(max_down_per_server).apply(pulumi.runtime.to_json) if max_down_per_server is not None else None
             __props__.__dict__["migrate_bound_ms"] = pulumi.Output.from_input(migrate_bound_ms).apply(pulumi.runtime.to_json) if migrate_bound_ms is not None else None
             __props__.__dict__["offline"] = pulumi.Output.from_input(offline).apply(pulumi.runtime.to_json) if offline is not None else None
             __props__.__dict__["poll_interval_ms"] = pulumi.Output.from_input(poll_interval_ms).apply(pulumi.runtime.to_json) if poll_interval_ms is not None else None

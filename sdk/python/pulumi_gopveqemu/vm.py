@@ -25,10 +25,12 @@ class VmArgs:
                  os: pulumi.Input['Os'],
                  version: pulumi.Input[_builtins.str],
                  adopt: pulumi.Input[Optional[_builtins.bool]] = None,
+                 allow_downtime: pulumi.Input[Optional[_builtins.bool]] = None,
                  connection: pulumi.Input[Optional['ConnectionArgs']] = None,
                  cpu: pulumi.Input[Optional[_builtins.int]] = None,
                  destroy_on_create_failure: pulumi.Input[Optional[_builtins.bool]] = None,
                  disk_gb: pulumi.Input[Optional[_builtins.int]] = None,
+                 downtime_group: pulumi.Input[Optional[_builtins.str]] = None,
                  keep_incomplete_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  memory_mb: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
@@ -46,10 +48,12 @@ class VmArgs:
         :param pulumi.Input['Os'] os: The operating system. Changing it replaces the VM.
         :param pulumi.Input[_builtins.str] version: The OS version (e.g. "24.04" for ubuntu). Changing it replaces the VM.
         :param pulumi.Input[_builtins.bool] adopt: Take the existing VM with `vmid` under management instead of installing one (import by VMID).
+        :param pulumi.Input[_builtins.bool] allow_downtime: false: a change that would shut the running VM down or reboot it (cpu, memoryMb, diskGb, node, rebootTriggers) is refused at preview, before anything reaches the server. Default true.
         :param pulumi.Input['ConnectionArgs'] connection: Where and how to reach the server; the one a VM was created with is kept for refresh and delete.
         :param pulumi.Input[_builtins.int] cpu: vCPUs. Updated in place (the VM is shut down and started again).
         :param pulumi.Input[_builtins.bool] destroy_on_create_failure: When an install fails after the VM was made: true destroys it at once; false (default) keeps it in state.
         :param pulumi.Input[_builtins.int] disk_gb: Disk in GB. Grows in place; cannot shrink.
+        :param pulumi.Input[_builtins.str] downtime_group: The rollout group this VM belongs to: the provider setting downtimeBudgets caps how many VMs of one group an update may have down at once, and a failed VM stops the group's rollout. Never a change of the VM.
         :param pulumi.Input[_builtins.bool] keep_incomplete_install: Keep a VM whose install did not finish as it is. By default the next `up` replaces such a VM (its initialisation may never have run).
         :param pulumi.Input[_builtins.int] memory_mb: Memory in MB. Updated in place.
         :param pulumi.Input[_builtins.str] name: Name prefix; the server names the VM `<name>-<vmid>`. Changing it replaces the VM.
@@ -66,6 +70,8 @@ class VmArgs:
         pulumi.set(__self__, "version", version)
         if adopt is not None:
             pulumi.set(__self__, "adopt", adopt)
+        if allow_downtime is not None:
+            pulumi.set(__self__, "allow_downtime", allow_downtime)
         if connection is not None:
             pulumi.set(__self__, "connection", connection)
         if cpu is not None:
@@ -74,6 +80,8 @@ class VmArgs:
             pulumi.set(__self__, "destroy_on_create_failure", destroy_on_create_failure)
         if disk_gb is not None:
             pulumi.set(__self__, "disk_gb", disk_gb)
+        if downtime_group is not None:
+            pulumi.set(__self__, "downtime_group", downtime_group)
         if keep_incomplete_install is not None:
             pulumi.set(__self__, "keep_incomplete_install", keep_incomplete_install)
         if memory_mb is not None:
@@ -134,6 +142,18 @@ class VmArgs:
         pulumi.set(self, "adopt", value)
 
     @_builtins.property
+    @pulumi.getter(name="allowDowntime")
+    def allow_downtime(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        false: a change that would shut the running VM down or reboot it (cpu, memoryMb, diskGb, node, rebootTriggers) is refused at preview, before anything reaches the server. Default true.
+        """
+        return pulumi.get(self, "allow_downtime")
+
+    @allow_downtime.setter
+    def allow_downtime(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "allow_downtime", value)
+
+    @_builtins.property
     @pulumi.getter
     def connection(self) -> pulumi.Input[Optional['ConnectionArgs']]:
         """
@@ -180,6 +200,18 @@ class VmArgs:
     @disk_gb.setter
     def disk_gb(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "disk_gb", value)
+
+    @_builtins.property
+    @pulumi.getter(name="downtimeGroup")
+    def downtime_group(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The rollout group this VM belongs to: the provider setting downtimeBudgets caps how many VMs of one group an update may have down at once, and a failed VM stops the group's rollout. Never a change of the VM.
+        """
+        return pulumi.get(self, "downtime_group")
+
+    @downtime_group.setter
+    def downtime_group(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "downtime_group", value)
 
     @_builtins.property
     @pulumi.getter(name="keepIncompleteInstall")
@@ -321,10 +353,12 @@ class Vm(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  adopt: pulumi.Input[Optional[_builtins.bool]] = None,
+                 allow_downtime: pulumi.Input[Optional[_builtins.bool]] = None,
                  connection: pulumi.Input[Optional[Union['ConnectionArgs', 'ConnectionArgsDict']]] = None,
                  cpu: pulumi.Input[Optional[_builtins.int]] = None,
                  destroy_on_create_failure: pulumi.Input[Optional[_builtins.bool]] = None,
                  disk_gb: pulumi.Input[Optional[_builtins.int]] = None,
+                 downtime_group: pulumi.Input[Optional[_builtins.str]] = None,
                  keep_incomplete_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  memory_mb: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
@@ -345,10 +379,12 @@ class Vm(pulumi.CustomResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] adopt: Take the existing VM with `vmid` under management instead of installing one (import by VMID).
+        :param pulumi.Input[_builtins.bool] allow_downtime: false: a change that would shut the running VM down or reboot it (cpu, memoryMb, diskGb, node, rebootTriggers) is refused at preview, before anything reaches the server. Default true.
         :param pulumi.Input[Union['ConnectionArgs', 'ConnectionArgsDict']] connection: Where and how to reach the server; the one a VM was created with is kept for refresh and delete.
         :param pulumi.Input[_builtins.int] cpu: vCPUs. Updated in place (the VM is shut down and started again).
         :param pulumi.Input[_builtins.bool] destroy_on_create_failure: When an install fails after the VM was made: true destroys it at once; false (default) keeps it in state.
         :param pulumi.Input[_builtins.int] disk_gb: Disk in GB. Grows in place; cannot shrink.
+        :param pulumi.Input[_builtins.str] downtime_group: The rollout group this VM belongs to: the provider setting downtimeBudgets caps how many VMs of one group an update may have down at once, and a failed VM stops the group's rollout. Never a change of the VM.
         :param pulumi.Input[_builtins.bool] keep_incomplete_install: Keep a VM whose install did not finish as it is. By default the next `up` replaces such a VM (its initialisation may never have run).
         :param pulumi.Input[_builtins.int] memory_mb: Memory in MB. Updated in place.
         :param pulumi.Input[_builtins.str] name: Name prefix; the server names the VM `<name>-<vmid>`. Changing it replaces the VM.
@@ -388,10 +424,12 @@ class Vm(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  adopt: pulumi.Input[Optional[_builtins.bool]] = None,
+                 allow_downtime: pulumi.Input[Optional[_builtins.bool]] = None,
                  connection: pulumi.Input[Optional[Union['ConnectionArgs', 'ConnectionArgsDict']]] = None,
                  cpu: pulumi.Input[Optional[_builtins.int]] = None,
                  destroy_on_create_failure: pulumi.Input[Optional[_builtins.bool]] = None,
                  disk_gb: pulumi.Input[Optional[_builtins.int]] = None,
+                 downtime_group: pulumi.Input[Optional[_builtins.str]] = None,
                  keep_incomplete_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  memory_mb: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
@@ -415,10 +453,12 @@ class Vm(pulumi.CustomResource):
             __props__ = VmArgs.__new__(VmArgs)
 
             __props__.__dict__["adopt"] = adopt
+            __props__.__dict__["allow_downtime"] = allow_downtime
             __props__.__dict__["connection"] = None if connection is None else pulumi.Output.secret(connection)
             __props__.__dict__["cpu"] = cpu
             __props__.__dict__["destroy_on_create_failure"] = destroy_on_create_failure
             __props__.__dict__["disk_gb"] = disk_gb
+            __props__.__dict__["downtime_group"] = downtime_group
             __props__.__dict__["keep_incomplete_install"] = keep_incomplete_install
             __props__.__dict__["memory_mb"] = memory_mb
             __props__.__dict__["name"] = name

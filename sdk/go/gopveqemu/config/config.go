@@ -31,6 +31,11 @@ func GetConfirmTimeoutMs(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "gopveqemu:confirmTimeoutMs")
 }
 
+// How many VMs of each downtime group (the Vm input downtimeGroup) may be down at once while an update shuts them down, changes them and starts them again, e.g. {"web": 3}; a group without a budget has no cap. A VM counts as down from its shutdown until its start has answered; when one fails to come back, no further VM of its group is shut down in that deployment.
+func GetDowntimeBudgets(ctx *pulumi.Context) string {
+	return config.Get(ctx, "gopveqemu:downtimeBudgets")
+}
+
 // The go-pve-qemu server's base URL, e.g. http://10.0.0.5:8080, for every resource without a connection of its own. Default: the environment variable GO_PVE_QEMU_ENDPOINT.
 func GetEndpoint(ctx *pulumi.Context) string {
 	return config.Get(ctx, "gopveqemu:endpoint")
@@ -54,6 +59,11 @@ func GetImageDownloadBoundMs(ctx *pulumi.Context) int {
 // The longest the server's SSH initialisation (the init script) may take, in ms (default 1200000, 20 min).
 func GetInitScriptBoundMs(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "gopveqemu:initScriptBoundMs")
+}
+
+// How many VMs of one server may be down at once during an update, whatever their group (default: no cap); a failed one stops the rollout on that server.
+func GetMaxDownPerServer(ctx *pulumi.Context) int {
+	return config.GetInt(ctx, "gopveqemu:maxDownPerServer")
 }
 
 // The longest the server's `qm migrate --with-local-disks` may take, in ms (default 1800000, 30 min).

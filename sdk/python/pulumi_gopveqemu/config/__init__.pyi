@@ -34,6 +34,11 @@ confirmTimeoutMs: Optional[int]
 After install or start, how long the list may lag, in ms (default 60000).
 """
 
+downtimeBudgets: Optional[str]
+"""
+How many VMs of each downtime group (the Vm input downtimeGroup) may be down at once while an update shuts them down, changes them and starts them again, e.g. {"web": 3}; a group without a budget has no cap. A VM counts as down from its shutdown until its start has answered; when one fails to come back, no further VM of its group is shut down in that deployment.
+"""
+
 endpoint: Optional[str]
 """
 The go-pve-qemu server's base URL, e.g. http://10.0.0.5:8080, for every resource without a connection of its own. Default: the environment variable GO_PVE_QEMU_ENDPOINT.
@@ -57,6 +62,11 @@ The longest the server's OS image download may take, in ms (default 1800000, 30 
 initScriptBoundMs: Optional[int]
 """
 The longest the server's SSH initialisation (the init script) may take, in ms (default 1200000, 20 min).
+"""
+
+maxDownPerServer: Optional[int]
+"""
+How many VMs of one server may be down at once during an update, whatever their group (default: no cap); a failed one stops the rollout on that server.
 """
 
 migrateBoundMs: Optional[int]

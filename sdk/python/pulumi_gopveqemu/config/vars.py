@@ -49,6 +49,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get_int('confirmTimeoutMs')
 
     @_builtins.property
+    def downtime_budgets(self) -> Optional[str]:
+        """
+        How many VMs of each downtime group (the Vm input downtimeGroup) may be down at once while an update shuts them down, changes them and starts them again, e.g. {"web": 3}; a group without a budget has no cap. A VM counts as down from its shutdown until its start has answered; when one fails to come back, no further VM of its group is shut down in that deployment.
+        """
+        return __config__.get('downtimeBudgets')
+
+    @_builtins.property
     def endpoint(self) -> Optional[str]:
         """
         The go-pve-qemu server's base URL, e.g. http://10.0.0.5:8080, for every resource without a connection of its own. Default: the environment variable GO_PVE_QEMU_ENDPOINT.
@@ -82,6 +89,13 @@ class _ExportableConfig(types.ModuleType):
         The longest the server's SSH initialisation (the init script) may take, in ms (default 1200000, 20 min).
         """
         return __config__.get_int('initScriptBoundMs')
+
+    @_builtins.property
+    def max_down_per_server(self) -> Optional[int]:
+        """
+        How many VMs of one server may be down at once during an update, whatever their group (default: no cap); a failed one stops the rollout on that server.
+        """
+        return __config__.get_int('maxDownPerServer')
 
     @_builtins.property
     def migrate_bound_ms(self) -> Optional[int]:

@@ -1,0 +1,103 @@
+// What preview says of a rollout: per downtime group (and per server, with a
+// server cap), how many VMs this deployment takes down, at most how many at
+// once, and so in how many waves at least. The engine diffs each resource on
+// its own, and in parallel, so the diffs of one deployment are counted here
+// as they come: each diff that takes a VM down notes it and waits until no
+// other note came for a short while, and then the count is said once, as a
+// line of the whole stack. When the engine's parallelism holds diffs back,
+// a later burst says the grown count again: the last line is the plan.
+import type { DowntimeRules } from "./downtime-budget";
+
+/** How long the diffs of one burst may be apart. */
+const QUIET_MS = 250;
+
+interface Tally {
+  vms: Set<string>;
+  /** the count last said */
+  said: number;
+  timer: NodeJS.Timeout | undefined;
+  waiting: (() => void)[];
+}
+
+/** One scope of the plan: a group, or the VMs of one server under a cap. */
+export interface PlanScope {
+  key: string;
+  /** `downtime group "web"` */
+  name: string;
+  /** its budget; undefined: none */
+  limit: number | undefined;
+  /** where the limit is set, for the sentence */
+  setting: string;
+}
+
+export class DowntimePlan {
+  private readonly tallies = new Map<string, Tally>();
+
+  /**
+   * Notes that `vm` goes down in each scope, and resolves once the burst of
+   * diffs is over; `say` gets the plan's line of each scope whose count grew.
+   */
+  note(vm: string, scopes: PlanScope[], say: (line: string) => void, quietMs = QUIET_MS): Promise<void> {
+    return Promise.all(scopes.map((scope) => this.noteIn(scope, vm, say, quietMs))).then(() => undefined);
+  }
+
+  private noteIn(scope: PlanScope, vm: string, say: (line: string) => void, quietMs: number): Promise<void> {
+    let tally = this.tallies.get(scope.key);
+    if (tally === undefined) {
+      tally = { vms: new Set(), said: 0, timer: undefined, waiting: [] };
+      this.tallies.set(scope.key, tally);
+    }
+    const t = tally;
+    t.vms.add(vm);
+    clearTimeout(t.timer);
+    return new Promise<void>((resolve) => {
+      t.waiting.push(resolve);
+      t.timer = setTimeout(() => {
+        t.timer = undefined;
+        if (t.vms.size > t.said) {
+          t.said = t.vms.size;
+          say(planLine(scope, t.vms.size));
+        }
+        for (const done of t.waiting.splice(0)) done();
+      }, quietMs);
+    });
+  }
+}
+
+/** The scopes a VM of `group` on this server is counted in. */
+export function planScopes(
+  group: string | undefined,
+  server: { key: string; endpoint: string },
+  rules: DowntimeRules,
+): PlanScope[] {
+  const out: PlanScope[] = [];
+  if (group !== undefined) {
+    out.push({
+      key: `group:${group}`,
+      name: `downtime group ${JSON.stringify(group)}`,
+      limit: rules.budgets[group],
+      setting: "downtimeBudgets",
+    });
+  }
+  if (rules.perServer !== undefined) {
+    out.push({
+      key: `server:${server.key}`,
+      name: `the VMs of ${server.endpoint}`,
+      limit: rules.perServer,
+      setting: "maxDownPerServer",
+    });
+  }
+  return out;
+}
+
+/** `downtime group "web": 12 VMs go down in this deployment, at most 3 at once (downtimeBudgets): 4 waves at least` */
+function planLine(scope: PlanScope, count: number): string {
+  const vms = count === 1 ? "1 VM goes" : `${count} VMs go`;
+  const head = `${scope.name}: ${vms} down in this deployment`;
+  if (scope.limit === undefined) {
+    return `${head}, as many at once as Pulumi runs updates together (no budget: set one in ${scope.setting})`;
+  }
+  const atOnce = Math.min(scope.limit, count);
+  const waves = Math.ceil(count / atOnce);
+  return `${head}, at most ${atOnce} at once (${scope.setting}: ${scope.limit}): ${waves} ${waves === 1 ? "wave" : "waves"} at least`;
+}
