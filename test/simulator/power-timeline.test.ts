@@ -263,28 +263,31 @@ describe("mostStoppedAtOnce", () => {
 });
 
 describe("mostDownAtOnce", () => {
-  const at = (vmid: number, status: PowerChange["status"], simMs: number) => entry(vmid, status, simMs);
-
   test("down from the power button (or a stop) until SSH answers; a VM that never answers stays down", () => {
     const timeline = [
-      at(1, "shutting-down", 0),
-      at(2, "shutting-down", 5),
-      at(1, "stopped", 10),
-      at(1, "running", 11),
-      at(1, "ready", 40),
-      at(3, "stopped", 41),
-      at(2, "stopped", 50),
+      entry(1, "shutting-down", 0),
+      entry(2, "shutting-down", 5),
+      entry(1, "stopped", 10),
+      entry(1, "running", 11),
+      entry(1, "ready", 40),
+      entry(3, "stopped", 41),
+      entry(2, "stopped", 50),
     ];
     expect(mostDownAtOnce(timeline, [1, 2, 3])).toEqual({ most: 2, at: 5, stopped: [1, 2] });
     // a VM running again is not serving until SSH answers: 1 counts down at 11 too
     expect(mostDownAtOnce(timeline.slice(0, 4), [1, 2])).toEqual({ most: 2, at: 5, stopped: [1, 2] });
     // 2 and 3 never answer again: both down at the end
-    expect(mostDownAtOnce([...timeline, at(4, "ready", 60)], [2, 3]).most).toBe(2);
+    expect(mostDownAtOnce([...timeline, entry(4, "ready", 60)], [2, 3]).most).toBe(2);
     expect(mostDownAtOnce(timeline, [9])).toEqual({ most: 0, stopped: [] });
   });
 
   test("mostStoppedAtOnce counts power changes only", () => {
-    const timeline = [at(1, "shutting-down", 0), at(2, "shutting-down", 1), at(1, "stopped", 10), at(1, "running", 11)];
+    const timeline = [
+      entry(1, "shutting-down", 0),
+      entry(2, "shutting-down", 1),
+      entry(1, "stopped", 10),
+      entry(1, "running", 11),
+    ];
     expect(mostStoppedAtOnce(timeline, [1, 2]).most).toBe(1);
   });
 });
