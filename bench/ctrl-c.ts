@@ -65,7 +65,7 @@ async function once(door: Door): Promise<DoorResult> {
     name: `ctrl-c-${door}`,
     endpoint: sim.url,
     vms: THREE,
-    door,
+    via: door,
     config: { ...simulatedBounds(SPEED), "goPveQemu:pollIntervalMs": "250" },
   });
   try {

@@ -10,12 +10,12 @@ import { engineEnv, ROOT } from "./engine-env";
 
 const FLEET = path.join(ROOT, "test", "e2e", "programs", "fleet");
 const WORK = path.join(ROOT, ".e2e-work");
-/** Each door's Vm type and the namespace of its settings (the program's config `door` picks one). */
-export const DOORS = {
+/** Each way in's Vm type and the namespace of its settings (the program's config `via` picks one). */
+export const WAYS_IN = {
   dynamic: { vmType: "pulumi-nodejs:dynamic/goPveQemu:Vm", ns: "goPveQemu" },
   plugin: { vmType: "gopveqemu:index:Vm", ns: "gopveqemu" },
 } as const;
-export type Door = keyof typeof DOORS;
+export type WayIn = keyof typeof WAYS_IN;
 /** The package's command line, as built. */
 const CLI = path.join(ROOT, "dist", "provider", "cli", "index.js");
 
@@ -60,11 +60,11 @@ export async function newCliStack(opts: {
   config?: Record<string, string>;
   /** The state's backend (a PostgreSQL URL, say); a local file backend of its own when omitted. */
   backendUrl?: string;
-  /** The door the Vms go through (default: the dynamic provider); `goPveQemu:` keys of `config` follow it. */
-  door?: Door;
+  /** The way in the Vms go through (default: the dynamic provider); `goPveQemu:` keys of `config` follow it. */
+  via?: WayIn;
 }): Promise<CliStack> {
-  const door = DOORS[opts.door ?? "dynamic"];
-  const setting = (key: string): string => key.replace(/^goPveQemu:/, `${door.ns}:`);
+  const way = WAYS_IN[opts.via ?? "dynamic"];
+  const setting = (key: string): string => key.replace(/^goPveQemu:/, `${way.ns}:`);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `gpq-${opts.name}-`));
   const backendDir = path.join(scratch, "backend");
   fs.mkdirSync(backendDir);
@@ -103,7 +103,7 @@ export async function newCliStack(opts: {
   await must(["stack", "init", opts.name]);
   await must(["config", "set", setting("goPveQemu:endpoint"), opts.endpoint]);
   await must(["config", "set", "vms", JSON.stringify(opts.vms)]);
-  if (opts.door === "plugin") await must(["config", "set", "door", "plugin"]);
+  if (opts.via === "plugin") await must(["config", "set", "via", "plugin"]);
   for (const [k, v] of Object.entries(opts.config ?? {})) await must(["config", "set", setting(k), v]);
 
   /** The state as `pulumi stack export` gives it: any backend. */
@@ -122,7 +122,7 @@ export async function newCliStack(opts: {
     cli: (args, extraEnv) => spawned(process.execPath, [CLI, ...args], extraEnv).done,
     vmidsInState: async () =>
       ((await latest()).resources ?? [])
-        .filter((r) => r.type === door.vmType && r.id)
+        .filter((r) => r.type === way.vmType && r.id)
         .map((r) => Number(r.id))
         .sort((a, b) => a - b),
     pendingOperations: async () => ((await latest()).pending_operations ?? []).length,

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startSimulator, type SimulatorHandle } from "../simulator";
-import { killGroup, newCliStack, waitFor, type CliStack, type Door } from "./cli-stack";
+import { killGroup, newCliStack, waitFor, type CliStack, type WayIn } from "./cli-stack";
 import { watchDeployment } from "./deployment-processes";
 import { simulatedBounds } from "./sim-bounds";
 
@@ -31,8 +31,8 @@ export interface CellOptions {
   boundSeconds: number;
   /** PostgreSQL URL for the `pg` cells */
   pgUrl?: string;
-  /** The door the Vms go through (default: the dynamic provider) */
-  door?: Door;
+  /** The way in the Vms go through (default: the dynamic provider) */
+  via?: WayIn;
 }
 
 export interface Cell {
@@ -69,7 +69,7 @@ export async function runCell(name: string, how: Interruption, opts: CellOptions
     vms: VMS,
     config: { ...simulatedBounds(opts.speed), "goPveQemu:pollIntervalMs": "250" },
     ...(how.kind === "pg" && opts.pgUrl ? { backendUrl: opts.pgUrl } : {}),
-    ...(opts.door ? { door: opts.door } : {}),
+    ...(opts.via ? { via: opts.via } : {}),
   });
   const t0 = Date.now();
   try {

@@ -5,7 +5,7 @@
 // `pulumi` CLI (kill-cell.ts runs one cell).
 //
 //   npm run build && node dist/scripts/kill-matrix.js [--steps all|a,b,c] [--speed 50] [--bound 120]
-//     [--only kill9,int1,int2,pg,term,restart] [--door dynamic|plugin|both]
+//     [--only kill9,int1,int2,pg,term,restart] [--via dynamic|plugin|both]
 //
 // Interruptions: kill -9 of `pulumi` (the next run on the same machine: its
 // install journal survives); one Ctrl-C (SIGINT to pulumi's process group); a double Ctrl-C (SIGINT to pulumi's process
@@ -18,11 +18,11 @@
 // `destroy` succeeded, whether a preview once the server is idle plans nothing (`--expect-no-changes`) or only the recording of VMs whose settle time passed, orphans (VMs on the server not in state after `up`),
 // duplicates (VMs beyond one per declared resource), the manual steps taken
 // (listed), the interrupted run's processes still alive 10 s after it ended,
-// seconds, and whether every run ended within its bound. `--door plugin`
+// seconds, and whether every run ended within its bound. `--via plugin`
 // declares the Vms through the resource plugin (gopveqemu:index:Vm, settings
-// gopveqemu:*); its `pg` cells need a `recover` that reads that door's
+// gopveqemu:*); its `pg` cells need a `recover` that reads that way in's
 // pending creates.
-import { DOORS, type Door } from "./cli-stack";
+import { WAYS_IN, type WayIn } from "./cli-stack";
 import { findPostgres, startPostgres, type Postgres } from "./postgres";
 import { VMS, runCell, type Cell, type CellOptions, type Interruption } from "./kill-cell";
 
@@ -42,7 +42,7 @@ type Kind = (typeof KINDS)[number];
 interface Options extends CellOptions {
   steps: string[] | "all";
   only: Set<Kind>;
-  /** both doors, one matrix after the other */
+  /** both ways in, one matrix after the other */
   both?: boolean;
 }
 
@@ -58,11 +58,11 @@ function parseArgs(argv: string[]): Options {
       const bad = kinds.find((k) => !(KINDS as readonly string[]).includes(k));
       if (bad) throw new Error(`kill-matrix: --only ${bad}: allowed ${KINDS.join(", ")}`);
       opts.only = new Set(kinds as Kind[]);
-    } else if (argv[i] === "--door") {
+    } else if (argv[i] === "--via") {
       if (v === "both") opts.both = true;
-      else if (!(v in DOORS))
-        throw new Error(`kill-matrix: --door ${v}: allowed ${[...Object.keys(DOORS), "both"].join(", ")}`);
-      else opts.door = v as Door;
+      else if (!(v in WAYS_IN))
+        throw new Error(`kill-matrix: --via ${v}: allowed ${[...Object.keys(WAYS_IN), "both"].join(", ")}`);
+      else opts.via = v as WayIn;
     } else throw new Error(`kill-matrix: unknown argument ${argv[i]}`);
   }
   return opts;
@@ -86,13 +86,13 @@ function planOf(opts: Options, steps: string[]): [string, Interruption][] {
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   if (!opts.both) return matrix(opts);
-  for (const door of Object.keys(DOORS) as Door[]) await matrix({ ...opts, door, only: new Set(opts.only) });
+  for (const via of Object.keys(WAYS_IN) as WayIn[]) await matrix({ ...opts, via, only: new Set(opts.only) });
 }
 
 async function matrix(opts: Options): Promise<void> {
-  if (opts.door === "plugin" && opts.only.delete("pg"))
+  if (opts.via === "plugin" && opts.only.delete("pg"))
     console.log(
-      "the pg cells are skipped on the plugin door: their new runner's `recover` reads the dynamic door's pending creates only",
+      "the pg cells are skipped on the resource plugin: their new runner's `recover` reads the dynamic provider's pending creates only",
     );
   let pg: Postgres | undefined;
   if (opts.only.has("pg")) {
@@ -104,7 +104,7 @@ async function matrix(opts: Options): Promise<void> {
   try {
     console.log(
       `kill matrix: ${Object.keys(VMS).length} VMs (named+pinned, named+auto, unnamed+auto), ` +
-        `simulator speed ${opts.speed}, bound ${opts.boundSeconds}s per run, ${opts.door ?? "dynamic"} door`,
+        `simulator speed ${opts.speed}, bound ${opts.boundSeconds}s per run, via ${opts.via ?? "dynamic"}`,
     );
     const baseline = await runCell("baseline (no interruption)", { kind: "none" }, opts);
     print(baseline);

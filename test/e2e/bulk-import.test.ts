@@ -1,6 +1,6 @@
 // discover's bulk import file through the real engine, the way a Python, Go
 // or YAML user brings a server's VMs in: VMs made behind Pulumi's back, a
-// stack on the resource plugin's door that declares none, `discover
+// stack on the resource plugin that declares none, `discover
 // --import-file` (the built CLI), then `pulumi import --file`. The stack then
 // holds each declarable VM under the name discover gave it, with its VMID as
 // id; the VMs discover leaves out stay out; no VM was touched; and the
@@ -66,7 +66,7 @@ afterEach(async () => {
 });
 
 test("discover --import-file, then pulumi import --file: each VM in state under discover's name, none touched, none left out taken", async () => {
-  fleet = await newFleet({ disabled: [{ vmid: 190, name: "locked-190" }] }, { door: "plugin" });
+  fleet = await newFleet({ disabled: [{ vmid: 190, name: "locked-190" }] }, { via: "plugin" });
   await fleet.setVms({});
   await fleet.up();
   for (const vm of BY_HAND) fleet.sim.addVm(vm);

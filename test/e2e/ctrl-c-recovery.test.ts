@@ -9,7 +9,7 @@
 // test/consumers/yaml-ctrl-c.test.ts.)
 import { upWithRecovery } from "../../provider/recover";
 import { doubleCtrlC, until } from "./ctrl-c";
-import { BOTH_DOORS, newFleet, orphans, type Fleet } from "./harness";
+import { BOTH_WAYS_IN, newFleet, orphans, type Fleet } from "./harness";
 
 jest.setTimeout(600_000);
 
@@ -40,10 +40,10 @@ function expectStateIsServer(f: Fleet): void {
   expect(f.pendingOperations()).toEqual([]);
 }
 
-describe.each(BOTH_DOORS)("on the %s door", (door) => {
+describe.each(BOTH_WAYS_IN)("on the %s provider", (via) => {
   test("one Ctrl-C early in three installs, then up at once; then a clean preview, a quick up, and confirmation after the bound", async () => {
     // Installs of about 90 s: the Ctrl-C comes during the image downloads.
-    fleet = await newFleet({ speed: 2 }, { door });
+    fleet = await newFleet({ speed: 2 }, { via });
     await fleet.setVms(THREE);
     await fleet.setSetting("pollIntervalMs", "500");
     const abort = new AbortController();
@@ -94,7 +94,7 @@ describe.each(BOTH_DOORS)("on the %s door", (door) => {
   });
 });
 
-test("two Ctrl-Cs early in three installs on the dynamic door: the next up takes each over, every IP in the outputs", async () => {
+test("two Ctrl-Cs early in three installs on the dynamic provider: the next up takes each over, every IP in the outputs", async () => {
   fleet = await newFleet({ speed: 2 });
   await fleet.setVms(THREE);
   await fleet.setSetting("pollIntervalMs", "500");

@@ -7,7 +7,7 @@
 // on the 5th VM's start stops the rollout there; the next `up` finishes it.
 // Preview says the plan; allowDowntime: false refuses at preview.
 import { mostDownAtOnce } from "../../simulator";
-import { BOTH_DOORS, failureOf, newFleet, stackDiagnostics, type Fleet } from "./harness";
+import { BOTH_WAYS_IN, failureOf, newFleet, stackDiagnostics, type Fleet } from "./harness";
 
 jest.setTimeout(600_000);
 
@@ -27,10 +27,10 @@ function vms(cpu: number, extra: Record<string, unknown> = {}) {
   );
 }
 
-describe.each(BOTH_DOORS)("the %s door", (door) => {
+describe.each(BOTH_WAYS_IN)("on the %s provider", (via) => {
   let fleet: Fleet;
   beforeEach(async () => {
-    fleet = await newFleet({ speed: FAST, maxCpu: 8 }, { door });
+    fleet = await newFleet({ speed: FAST, maxCpu: 8 }, { via });
     await fleet.setSetting("pollIntervalMs", "100");
     await fleet.setVms(vms(2));
     await fleet.up({ parallel: 16 });

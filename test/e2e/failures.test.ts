@@ -3,14 +3,14 @@
 // (partially created), the next `up` replaces it (or, with
 // keepIncompleteInstall, reconciles it) and destroy removes it.
 // Each scenario is one test: its steps build on each other.
-import { BOTH_DOORS, failureOf, newFleet, orphans, type Fleet } from "./harness";
+import { BOTH_WAYS_IN, failureOf, newFleet, orphans, type Fleet } from "./harness";
 
 jest.setTimeout(300_000);
 
-describe.each(BOTH_DOORS)("the %s door", (door) => {
+describe.each(BOTH_WAYS_IN)("on the %s provider", (via) => {
   let fleet: Fleet;
   beforeEach(async () => {
-    fleet = await newFleet({}, { door });
+    fleet = await newFleet({}, { via });
   });
   afterEach(() => fleet.dispose());
 

@@ -43,9 +43,9 @@ export interface Fleet {
   /** The engine's environment for this stack (for running `pulumi` directly). */
   env: Record<string, string>;
   setVms(vms: Record<string, object>): Promise<void>;
-  /** The resources a stack holds beside its Vms: the stack itself, and on the dynamic door its StackIdentity. */
+  /** The resources a stack holds beside its Vms: the stack itself, and on the dynamic provider its StackIdentity. */
   readonly others: number;
-  /** Sets a provider setting (`endpoint`, `pollIntervalMs`, ...) under the fleet's door's namespace. */
+  /** Sets a provider setting (`endpoint`, `pollIntervalMs`, ...) under the fleet's way in's namespace. */
   setSetting(key: string, value: string): Promise<void>;
   /** `signal`: the Automation API's abort (it sends SIGINT to `pulumi`); `parallel`: the engine's --parallel. */
   up(opts?: { signal?: AbortSignal; parallel?: number }): Promise<UpResult>;
@@ -91,16 +91,16 @@ export interface FleetOptions {
    * checkout or another machine wrote.
    */
   installPackage?: boolean;
-  /** The door the program's Vms go through: the dynamic provider (default) or the resource plugin. */
-  door?: Door;
+  /** The way in the program's Vms go through: the dynamic provider (default) or the resource plugin. */
+  via?: WayIn;
 }
 
-export type Door = "dynamic" | "plugin";
-/** Both doors, for suites that must behave the same through either. */
-export const BOTH_DOORS: Door[] = ["dynamic", "plugin"];
+export type WayIn = "dynamic" | "plugin";
+/** Both ways in, for suites that must behave the same through either. */
+export const BOTH_WAYS_IN: WayIn[] = ["dynamic", "plugin"];
 
-/** Each door's Vm type, and the namespace of its settings. */
-const DOORS = {
+/** Each way in's Vm type, and the namespace of its settings. */
+const WAYS_IN = {
   dynamic: { vmType: "pulumi-nodejs:dynamic/goPveQemu:Vm", ns: "goPveQemu" },
   plugin: { vmType: "gopveqemu:index:Vm", ns: "gopveqemu" },
 } as const;
@@ -139,11 +139,11 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
   };
   const pulumiCommand = await PulumiCommand.get({ root: path.dirname(bin), skipVersionCheck: true });
   const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir }, { envVars: env, pulumiCommand });
-  const door = DOORS[opts.door ?? "dynamic"];
-  /** A setting under this door's namespace; a `goPveQemu:` key as the tests write them is moved there. */
+  const way = WAYS_IN[opts.via ?? "dynamic"];
+  /** A setting under this way in's namespace; a `goPveQemu:` key as the tests write them is moved there. */
   const setSetting = (key: string, value: string) =>
-    stack.setConfig(`${door.ns}:${key.replace(/^goPveQemu:/, "")}`, { value });
-  if (opts.door === "plugin") await stack.setConfig("door", { value: "plugin" });
+    stack.setConfig(`${way.ns}:${key.replace(/^goPveQemu:/, "")}`, { value });
+  if (opts.via === "plugin") await stack.setConfig("via", { value: "plugin" });
   await setSetting("endpoint", sim.url);
 
   const all: Transcript = { events: [], output: [] };
@@ -178,7 +178,7 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
     output: all.output,
     setVms: (vms) => stack.setConfig("vms", { value: JSON.stringify(vms) }),
     setSetting,
-    others: opts.door === "plugin" ? 1 : 2,
+    others: opts.via === "plugin" ? 1 : 2,
     up: (o) => stack.up({ ...streams(), ...o }),
     preview: (o) => stack.preview({ ...streams(), diff: true, ...o }),
     refresh: async () => {
@@ -191,7 +191,7 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
     resources: () => {
       const out: Record<string, StateResource> = {};
       for (const r of latest().resources ?? []) {
-        if (String(r.type) === door.vmType) out[String(r.urn).split("::").pop()!] = r;
+        if (String(r.type) === way.vmType) out[String(r.urn).split("::").pop()!] = r;
       }
       return out;
     },
@@ -201,9 +201,9 @@ export async function newFleet(simOptions: SimulatorOptions = {}, opts: FleetOpt
         type: string;
         outputs?: { identity?: unknown; stackIdentity?: unknown };
       }[];
-      // On the plugin door, the identity is an input of the provider (made in its CheckConfig).
+      // On the resource plugin, the identity is an input of the provider (made in its CheckConfig).
       const found =
-        opts.door === "plugin"
+        opts.via === "plugin"
           ? resources.find((r) => r.type === "pulumi:providers:gopveqemu")?.outputs?.stackIdentity
           : resources.find((r) => r.type === IDENTITY_TYPE)?.outputs?.identity;
       return typeof found === "string" ? found : String(JSON.parse((found as { plaintext: string }).plaintext));

@@ -7,13 +7,13 @@
 import { spawn } from "node:child_process";
 import { simulatedBounds } from "../../scripts/sim-bounds";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
-import { BOTH_DOORS, newFleet, orphans, type Fleet } from "./harness";
+import { BOTH_WAYS_IN, newFleet, orphans, type Fleet } from "./harness";
 
 jest.setTimeout(300_000);
 
 const UNNAMED = { web: { os: "ubuntu", version: "24.04" } };
 
-describe.each(BOTH_DOORS)("the %s door", (door) => {
+describe.each(BOTH_WAYS_IN)("on the %s provider", (via) => {
   describe("the twins: the same project, stack and resource names on two backends, one server", () => {
     let sim: SimulatorHandle;
     let teamA: Fleet;
@@ -21,8 +21,8 @@ describe.each(BOTH_DOORS)("the %s door", (door) => {
     beforeAll(async () => {
       sim = await startSimulator({ speed: 2000 });
       // newFleet gives each its own backend; the project (fleet), stack (e2e) and resource (web) are the same
-      teamA = await newFleet({}, { sim, door });
-      teamB = await newFleet({}, { sim, door });
+      teamA = await newFleet({}, { sim, via });
+      teamB = await newFleet({}, { sim, via });
       await teamA.setVms(UNNAMED);
       await teamB.setVms(UNNAMED);
     });
@@ -57,7 +57,7 @@ describe.each(BOTH_DOORS)("the %s door", (door) => {
 
   test("killed mid-install: the next preview says which VM it takes over, and up takes it over, installing nothing again", async () => {
     // Installs of about 36 s: long enough to kill one in the middle.
-    const fleet = await newFleet({ speed: 5 }, { door });
+    const fleet = await newFleet({ speed: 5 }, { via });
     try {
       await fleet.setVms(UNNAMED);
       const pulumi = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], {

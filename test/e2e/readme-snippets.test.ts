@@ -161,7 +161,7 @@ describe("the snippets", () => {
     // A program on the plugin's SDK runs through the plugin, with the SDK in its node_modules.
     const onSdk = snippet.code.includes(`from "${SDK_PACKAGE}"`);
     if (onSdk) installSdk(dir);
-    const fleet = await newFleet({ nodes: ["pve1", "pve2"] }, { program: dir, door: onSdk ? "plugin" : "dynamic" });
+    const fleet = await newFleet({ nodes: ["pve1", "pve2"] }, { program: dir, via: onSdk ? "plugin" : "dynamic" });
     try {
       // What getNodes() will read: the node a placement snippet picks.
       const picked = pickEmptiest((await readCluster({ endpoint: fleet.sim.url }, 5000)).nodes);

@@ -4,12 +4,12 @@
 // password taken from stack config is refused at preview, since Pulumi keeps
 // a dynamic provider's whole stack config in state (the plugin's provider
 // keeps only its own settings, so there such a password is taken as any other).
-// Each door runs the same cases.
+// Each way in runs the same cases.
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { BOTH_DOORS, failureOf, newFleet, type Fleet } from "./harness";
+import { BOTH_WAYS_IN, failureOf, newFleet, type Fleet } from "./harness";
 
 jest.setTimeout(300_000);
 
@@ -17,7 +17,7 @@ const PASSWORD = "never-in-state-7q";
 
 type Bag = Record<string, unknown>;
 
-describe.each(BOTH_DOORS)("the %s door", (door) => {
+describe.each(BOTH_WAYS_IN)("on the %s provider", (via) => {
   let fleet: Fleet;
   let dir: string;
   let file: string;
@@ -25,7 +25,7 @@ describe.each(BOTH_DOORS)("the %s door", (door) => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-store-password-"));
     file = path.join(dir, "web-password");
     fs.writeFileSync(file, PASSWORD, { mode: 0o600 });
-    fleet = await newFleet({}, { door });
+    fleet = await newFleet({}, { via });
     await fleet.stack.setConfig("passwordFile-web", { value: file });
     await fleet.setVms({ web: { os: "ubuntu", version: "24.04", name: "web", storePassword: false } });
   });
@@ -97,10 +97,10 @@ describe.each(BOTH_DOORS)("the %s door", (door) => {
     expect((await fleet.preview()).changeSummary).toEqual({ same: fleet.others + 1 });
   });
 
-  test("a password from stack config is refused at preview on the dynamic door, naming the key; the plugin takes it", async () => {
+  test("a password from stack config is refused at preview on the dynamic provider, naming the key; the plugin takes it", async () => {
     await fleet.stack.setConfig("password-web", { value: PASSWORD, secret: true });
     try {
-      if (door === "plugin") {
+      if (via === "plugin") {
         expect((await fleet.preview()).changeSummary).toEqual({ same: fleet.others + 1 });
         return;
       }

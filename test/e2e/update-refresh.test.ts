@@ -1,17 +1,17 @@
 // Changes through the real engine: resizes preview as updates, say the
 // shutdown they need, and apply in the server's order; an os change previews as a replace; refresh sees drift
 // and deletion. Each case starts from its own freshly made VM.
-import { BOTH_DOORS, newFleet, type Fleet } from "./harness";
+import { BOTH_WAYS_IN, newFleet, type Fleet } from "./harness";
 
 jest.setTimeout(300_000);
 
 const base = { os: "ubuntu", version: "24.04", name: "app", vmid: 130, cpu: 2, memoryMb: 2048, diskGb: 20 };
 const resized = { ...base, cpu: 4, memoryMb: 4096, diskGb: 30 };
 
-describe.each(BOTH_DOORS)("the %s door", (door) => {
+describe.each(BOTH_WAYS_IN)("on the %s provider", (via) => {
   let fleet: Fleet;
   beforeEach(async () => {
-    fleet = await newFleet({}, { door });
+    fleet = await newFleet({}, { via });
     await fleet.setVms({ app: base });
     await fleet.up();
   });

@@ -1,5 +1,5 @@
 // The plugin's wire: secrets come as Pulumi's signature objects and go back
-// marked; the shared calls see plain values and the keys the dynamic door uses.
+// marked; the shared calls see plain values and the keys the dynamic provider uses.
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { fromCore, secret, toCore, unwrapSecrets } from "../../provider/plugin/wire-bags";
 

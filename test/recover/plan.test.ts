@@ -78,7 +78,7 @@ describe("planRecovery", () => {
 });
 
 describe("readStackRecord", () => {
-  test("a plugin door's pending create and Vm are read as the dynamic door's", () => {
+  test("a resource plugin's pending create and Vm are read as the dynamic provider's", () => {
     const urn = "urn:pulumi:dev::fleet::gopveqemu:index:Vm::db";
     const r = readStackRecord({
       deployment: {

@@ -25,7 +25,7 @@ test("names and versions: package gopveqemu at the given version, each language'
   });
 });
 
-test("the Vm answers to the dynamic provider's type too, so a stack can move between the doors", () => {
+test("the Vm answers to the dynamic provider's type too, so a stack can move between the ways in", () => {
   expect(vm.aliases).toEqual([{ type: "pulumi-nodejs:dynamic/goPveQemu:Vm" }]);
 });
 

@@ -2,7 +2,7 @@
 // from the secret config `password-<name>` when set, else from the file that
 // config `passwordFile-<name>` names (a secret kept outside the stack config). The VMs named in config
 // `grouped` (a list) are children of one component resource, `group`. Config
-// `door: plugin` declares them through the resource plugin (gopveqemu:index:Vm)
+// `via: plugin` declares them through the resource plugin (gopveqemu:index:Vm)
 // instead of the dynamic provider, as a program in another language would;
 // there, config `servers` ({ name: endpoint }) declares explicit providers, and
 // a VM's `server` names the one it is made through.
@@ -13,7 +13,7 @@ import { Vm, type VmArgs } from "go-pve-qemu-pulumi";
 const config = new pulumi.Config();
 const declared = config.requireObject<Record<string, VmArgs>>("vms");
 const grouped = config.getObject<string[]>("grouped") ?? [];
-const door = config.get("door") ?? "dynamic";
+const via = config.get("via") ?? "dynamic";
 const group = grouped.length > 0 ? new pulumi.ComponentResource("test:index:Group", "group") : undefined;
 
 /** The outputs a plugin Vm has (an output exists only for a key among its properties). */
@@ -39,7 +39,7 @@ const providers = new Map(servers.map(([name, endpoint]) => [name, new PluginPro
 
 function declare(name: string, args: VmArgs & { server?: string }, opts: pulumi.CustomResourceOptions): Vm {
   const { server, ...vm } = args;
-  if (door !== "plugin") return new Vm(name, vm, opts);
+  if (via !== "plugin") return new Vm(name, vm, opts);
   const provider = server === undefined ? undefined : providers.get(server);
   if (server !== undefined && provider === undefined) throw new Error(`${name}: no server ${server} in config servers`);
   return new PluginVm(name, vm, { ...opts, provider }) as unknown as Vm;

@@ -2,7 +2,7 @@
 // plugin's SDK, through the real engine against the simulator: the SDK's Vm
 // carries an alias of the dynamic type, so the engine matches the old state
 // under the new type. The preview shows no replace, no create and no update
-// (only the dynamic door's StackIdentity resource goes), the up after changes
+// (only the dynamic provider's StackIdentity resource goes), the up after changes
 // nothing on the server, and the VM keeps the identity it was made with.
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -18,7 +18,7 @@ import { Vm as DynamicVm } from "go-pve-qemu-pulumi";
 import { Vm as PluginVm } from "@go-pve-qemu/pulumi";
 
 const args = { os: "ubuntu", version: "24.04", name: "web", cpu: 2, memoryMb: 2048 } as const;
-const web = new pulumi.Config().get("door") === "plugin" ? new PluginVm("web", args) : new DynamicVm("web", args);
+const web = new pulumi.Config().get("via") === "plugin" ? new PluginVm("web", args) : new DynamicVm("web", args);
 export const vmid = web.vmid;
 `;
 
@@ -51,10 +51,10 @@ function plaintext(value: unknown): unknown {
 }
 
 test("the dynamic Vm switched to the SDK's Vm: no replace, the same VM, its identity kept, then an empty preview", async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-door-move-"));
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpq-move-to-plugin-"));
   fs.writeFileSync(
     path.join(dir, "Pulumi.yaml"),
-    "name: door-move\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: index.ts\n",
+    "name: move-to-plugin\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: index.ts\n",
   );
   fs.writeFileSync(path.join(dir, "index.ts"), PROGRAM);
   installSdk(dir);
@@ -65,8 +65,8 @@ test("the dynamic Vm switched to the SDK's Vm: no replace, the same VM, its iden
   expect(resources(fleet).find((r) => r.type === "pulumi-nodejs:dynamic/goPveQemu:Vm")?.id).toBe(String(made!.vmid));
 
   await fleet.stack.setConfig("gopveqemu:endpoint", { value: fleet.sim.url });
-  await fleet.stack.setConfig("door", { value: "plugin" });
-  // The stack and the Vm the same; the dynamic door's identity resource deleted.
+  await fleet.stack.setConfig("via", { value: "plugin" });
+  // The stack and the Vm the same; the dynamic provider's identity resource deleted.
   expect((await fleet.preview()).changeSummary).toEqual({ same: 2, delete: 1 });
 
   expect((await fleet.up()).summary.result).toBe("succeeded");

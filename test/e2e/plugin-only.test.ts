@@ -1,4 +1,4 @@
-// What only the resource plugin's door has, through the real engine:
+// What only the resource plugin has, through the real engine:
 // - one Ctrl-C reaches the provider (the engine's Cancel): the installs in
 //   flight end at once, each VM in state as what it is, none orphaned, no
 //   pending operation, and the next `up` settles them;
@@ -8,7 +8,7 @@
 //   token that never reaches state in plaintext, a bad value named at preview.
 import { simulatedBounds } from "../../scripts/sim-bounds";
 import { startSimulator } from "../../simulator";
-import { BOTH_DOORS, failureOf, newFleet, orphans, type Fleet } from "./harness";
+import { BOTH_WAYS_IN, failureOf, newFleet, orphans, type Fleet } from "./harness";
 
 jest.setTimeout(300_000);
 
@@ -23,7 +23,7 @@ const THREE = {
 
 test("one Ctrl-C during three installs: pulumi ends within seconds, every VM in state, no orphan, no pending operation; the next up settles them", async () => {
   // Installs of about 36 s: the Ctrl-C comes in the middle of each.
-  fleet = await newFleet({ speed: 5 }, { door: "plugin" });
+  fleet = await newFleet({ speed: 5 }, { via: "plugin" });
   await fleet.setVms(THREE);
   // The server's step bounds as the simulator will run once the Ctrl-C is past (2000x): the next up
   // can then settle each VM from the install's timeline, not only from a reboot it happens to see.
@@ -56,7 +56,7 @@ test("one Ctrl-C during three installs: pulumi ends within seconds, every VM in 
 });
 
 test("pulumi import of a VM made by hand, then a preview with no change", async () => {
-  fleet = await newFleet({}, { door: "plugin" });
+  fleet = await newFleet({}, { via: "plugin" });
   await fleet.setVms({});
   await fleet.up();
   // By hand, through the server's own API, to its stream's end.
@@ -93,7 +93,7 @@ test("pulumi import of a VM made by hand, then a preview with no change", async 
 });
 
 test("a secret gopveqemu:token never reaches state or output in plaintext; a bad setting is named at preview", async () => {
-  fleet = await newFleet({}, { door: "plugin" });
+  fleet = await newFleet({}, { via: "plugin" });
   const TOKEN = "s3cret-t0ken-for-the-plugin";
   await fleet.stack.setConfig("gopveqemu:token", { value: TOKEN, secret: true });
   await fleet.setVms({ web: { os: "ubuntu", version: "24.04", name: "web" } });
@@ -112,7 +112,7 @@ test("a secret gopveqemu:token never reaches state or output in plaintext; a bad
 test("explicit providers: one program, two servers; each VM made, changed and destroyed on its own server", async () => {
   const second = await startSimulator({ speed: 2000 });
   try {
-    fleet = await newFleet({}, { door: "plugin" });
+    fleet = await newFleet({}, { via: "plugin" });
     await fleet.stack.setConfig("servers", { value: JSON.stringify({ second: second.url }) });
     await fleet.setVms({
       here: { os: "ubuntu", version: "24.04", name: "here" },
@@ -138,9 +138,9 @@ test("explicit providers: one program, two servers; each VM made, changed and de
   }
 });
 
-describe.each(BOTH_DOORS)("the %s door's identity", (door) => {
+describe.each(BOTH_WAYS_IN)("the identity on the %s provider", (via) => {
   test("is made once and kept: the same after a second up, and a secret in state", async () => {
-    fleet = await newFleet({}, { door });
+    fleet = await newFleet({}, { via });
     await fleet.setVms({ web: { os: "ubuntu", version: "24.04" } });
     await fleet.up();
     const first = await fleet.identity();
