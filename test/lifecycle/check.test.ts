@@ -217,6 +217,15 @@ describe("check", () => {
     expect(check({}, ok).failures).toEqual([]);
   });
 
+  test("the rollout's inputs: a group name and a flag, each named with what is allowed", () => {
+    const r = reasons({ ...ok, downtimeGroup: "web servers", allowDowntime: "no" });
+    expect(r.downtimeGroup).toBe(
+      'downtimeGroup: "web servers" is not allowed; use letters, digits and hyphens (not first or last), at most 63 characters (a name for VMs that may not all be down at once)',
+    );
+    expect(r.allowDowntime).toBe('allowDowntime: "no" is not a boolean; allowed true or false');
+    expect(check({}, { ...ok, downtimeGroup: "web", allowDowntime: false }).failures).toEqual([]);
+  });
+
   test("inputs that are not an object", () => {
     expect(check({}, "x").failures[0]).toEqual({ property: "", reason: 'the inputs are "x", not an object' });
   });
@@ -226,7 +235,7 @@ describe("check", () => {
     expect(r.cpus).toMatch(
       /^cpus: is not an input of Vm \(did you mean cpu\?\); the inputs are os, version, name, vmid/,
     );
-    expect(r.cpus).toContain("keepIncompleteInstall, adopt");
+    expect(r.cpus).toContain("keepIncompleteInstall, downtimeGroup, allowDowntime, adopt");
     expect(r.colour).toMatch(/^colour: is not an input of Vm; the inputs are os,/);
     // an unknown property empty in value is not a property at all
     expect(check({}, { ...ok, cpus: null }).failures).toEqual([]);
