@@ -23,6 +23,7 @@ interface Bench {
 const BENCHES: Bench[] = [
   { name: "engine-overhead", file: "engine-overhead.js", args: [] },
   { name: "parallel-installs", file: "parallel-installs.js", args: [] },
+  { name: "rollout", file: "rollout.js", args: [] },
   { name: "journal-cost", file: "journal-cost.js", args: [] },
   // Written separately; its own flags (--mb, --reps) make the smoke run.
   { name: "stream-reader", file: "stream-reader.js", args: QUICK ? ["--mb", "4", "--reps", "3"] : [] },

@@ -69,3 +69,35 @@ describe("counting the diffs of one deployment", () => {
     expect(said.map((l) => /(\d+) VMs/.exec(l)![1])).toEqual(["2", "4"]);
   });
 });
+
+describe("diffs one after another (a YAML program, --parallel 1)", () => {
+  test("a first burst of one waits; after it each diff says the count so far at once, without waiting", async () => {
+    const plan = new DowntimePlan();
+    const said: string[] = [];
+    const scopes = planScopes("web", SERVER, { budgets: { web: 2 } });
+    const QUIET = 40;
+    const started = Date.now();
+    await plan.note("a", scopes, (l) => said.push(l), QUIET);
+    const first = Date.now() - started;
+    expect(first).toBeGreaterThanOrEqual(QUIET - 5);
+    // the next ones answer at once (before any timer could fire), each saying the grown count
+    let answered = 0;
+    const next = ["b", "c", "d"].map((vm) => plan.note(vm, scopes, (l) => said.push(l), QUIET).then(() => answered++));
+    await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(3);
+    await Promise.all(next);
+    expect(said.map((l) => /(\d+) VMs? go/.exec(l)![1])).toEqual(["1", "2", "3", "4"]);
+    expect(said.at(-1)).toContain(
+      "4 VMs go down in this deployment, at most 2 at once (downtimeBudgets: 2): 2 waves at least",
+    );
+  });
+
+  test("side by side, a burst is said once even after an earlier burst of many", async () => {
+    const plan = new DowntimePlan();
+    const said: string[] = [];
+    const scopes = planScopes("web", SERVER, { budgets: { web: 2 } });
+    await Promise.all(["a", "b"].map((vm) => plan.note(vm, scopes, (l) => said.push(l), 20)));
+    await Promise.all(["c", "d", "e"].map((vm) => plan.note(vm, scopes, (l) => said.push(l), 20)));
+    expect(said.map((l) => /(\d+) VMs? go/.exec(l)![1])).toEqual(["2", "5"]);
+  });
+});

@@ -4,6 +4,11 @@
 // on the plugin door). Config `door: plugin` declares the Vms through the
 // resource plugin (gopveqemu:index:Vm) by their type token, as a program in
 // another language would, instead of the dynamic provider.
+// For rollouts (bench/rollout.ts), all optional, and a Vm has none of these
+// inputs when they are unset (so the other benchmarks' Vms stay as they were):
+// `cpu` gives every VM that cpu count, `firstCpu` gives vm-0 its own instead
+// (one VM's update in a stack of many), and `downtimeGroup` puts every VM in
+// that downtime group.
 import * as pulumi from "@pulumi/pulumi";
 import { Vm, type VmArgs } from "go-pve-qemu-pulumi";
 
@@ -11,6 +16,9 @@ const config = new pulumi.Config();
 const count = config.requireNumber("count");
 const pinFrom = config.getNumber("pinFrom");
 const door = config.get("door") ?? "dynamic";
+const cpu = config.getNumber("cpu");
+const firstCpu = config.getNumber("firstCpu");
+const downtimeGroup = config.get("downtimeGroup");
 
 /** A Vm of the resource plugin: `vmid` is declared as an output so the program can read it. */
 class PluginVm extends pulumi.CustomResource {
@@ -22,10 +30,13 @@ class PluginVm extends pulumi.CustomResource {
 
 const vmids: pulumi.Output<number>[] = [];
 for (let i = 0; i < count; i++) {
+  const vmCpu = i === 0 ? (firstCpu ?? cpu) : cpu;
   const args: VmArgs = {
     os: "ubuntu",
     version: "24.04",
     ...(pinFrom !== undefined ? { vmid: pinFrom + i } : {}),
+    ...(vmCpu !== undefined ? { cpu: vmCpu } : {}),
+    ...(downtimeGroup !== undefined ? { downtimeGroup } : {}),
   };
   vmids.push(door === "plugin" ? new PluginVm(`vm-${i}`, args).vmid : new Vm(`vm-${i}`, args).vmid);
 }

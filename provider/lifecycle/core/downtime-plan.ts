@@ -1,11 +1,15 @@
 // What preview says of a rollout: per downtime group (and per server, with a
 // server cap), how many VMs this deployment takes down, at most how many at
 // once, and so in how many waves at least. The engine diffs each resource on
-// its own, and in parallel, so the diffs of one deployment are counted here
-// as they come: each diff that takes a VM down notes it and waits until no
-// other note came for a short while, and then the count is said once, as a
-// line of the whole stack. When the engine's parallelism holds diffs back,
-// a later burst says the grown count again: the last line is the plan.
+// its own, so the diffs of one deployment are counted here as they come.
+// Where the engine runs them side by side (a TypeScript program registers its
+// resources at once), each diff that takes a VM down notes it and waits until
+// no other note came for a short while: the burst's count is then said once,
+// as a line of the whole stack. Where it runs them one after another (a YAML
+// program registers its resources one by one; --parallel 1), a first burst of
+// one shows it, and each later diff says the count so far at once, without
+// waiting: holding each diff would slow such a preview by the wait per VM.
+// Either way, a later burst says the grown count again: the last line is the plan.
 import type { DowntimeRules } from "./downtime-budget";
 
 /** How long the diffs of one burst may be apart. */
@@ -17,6 +21,8 @@ interface Tally {
   said: number;
   timer: NodeJS.Timeout | undefined;
   waiting: (() => void)[];
+  /** the last burst held one diff alone: the engine diffs one at a time, and waiting only costs */
+  oneByOne: boolean;
 }
 
 /** One scope of the plan: a group, or the VMs of one server under a cap. */
@@ -44,20 +50,27 @@ export class DowntimePlan {
   private noteIn(scope: PlanScope, vm: string, say: (line: string) => void, quietMs: number): Promise<void> {
     let tally = this.tallies.get(scope.key);
     if (tally === undefined) {
-      tally = { vms: new Set(), said: 0, timer: undefined, waiting: [] };
+      tally = { vms: new Set(), said: 0, timer: undefined, waiting: [], oneByOne: false };
       this.tallies.set(scope.key, tally);
     }
     const t = tally;
     t.vms.add(vm);
+    const sayGrown = (): void => {
+      if (t.vms.size <= t.said) return;
+      t.said = t.vms.size;
+      say(planLine(scope, t.vms.size));
+    };
+    if (t.oneByOne && t.waiting.length === 0) {
+      sayGrown();
+      return Promise.resolve();
+    }
     clearTimeout(t.timer);
     return new Promise<void>((resolve) => {
       t.waiting.push(resolve);
       t.timer = setTimeout(() => {
         t.timer = undefined;
-        if (t.vms.size > t.said) {
-          t.said = t.vms.size;
-          say(planLine(scope, t.vms.size));
-        }
+        t.oneByOne = t.waiting.length === 1;
+        sayGrown();
         for (const done of t.waiting.splice(0)) done();
       }, quietMs);
     });
