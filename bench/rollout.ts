@@ -171,8 +171,9 @@ async function main(): Promise<void> {
   console.log("  the engine's part (up minus the server's part; its fixed cost per up is what compresses the ratios):");
   for (const c of ["one", ...ROLLOUTS] as const)
     console.log(`    ${CASES[c].label.padEnd(34)} ${spread(runs[c].map((x) => x.ms - x.spanMs))}`);
-  // The engine diffs one resource at a time; a diff that takes a VM down also waits for the
-  // provider's rollout plan (a quiet spell of 250 ms), so the updates begin that far apart each.
+  // The engine diffs one resource at a time, and begins each update after its diff: VMs can only be down
+  // together if it begins their updates within one update's down time. When the provider's rollout plan
+  // held each such diff 250 ms, the 12 began 2.9 s apart and budget 12 had only 9 down at once.
   console.log("  the engine's first to last Vm update step (how spread out the updates began):");
   for (const c of ROLLOUTS) console.log(`    ${CASES[c].label.padEnd(34)} ${spread(runs[c].map((x) => x.dispatchMs))}`);
   console.log("");
@@ -212,9 +213,10 @@ async function main(): Promise<void> {
   // engine's fixed cost per up, which the yardstick pays too: with E that cost and U one update, it is
   // (E + waves x U) / (E + U), well under the waves (bench/README.md has the figures). The bounds sit
   // about a quarter above and below what that predicts; under the low one the yardstick got slow (or
-  // waves overlapped, which the checks above catch first). Budget 12 is one wave: most of what it has
-  // over 1 is the engine's stagger of the updates.
-  aim("rollout-budget12-vs-one", t("b12") / t("one"), "<=", 1.6);
+  // waves overlapped, which the checks above catch first). Budget 12 is one wave: what it has over 1 is
+  // the engine beginning 12 updates instead of one; 1.25 leaves room for noise but not for the 2.9 s
+  // stagger that the plan's wait per diff once made (1.5).
+  aim("rollout-budget12-vs-one", t("b12") / t("one"), "<=", 1.25);
   aim("rollout-budget3-vs-one-low", t("b3") / t("one"), ">=", 2);
   aim("rollout-budget3-vs-one-high", t("b3") / t("one"), "<=", 3);
   aim("rollout-budget1-vs-one-low", t("b1") / t("one"), ">=", 4.5);

@@ -2,6 +2,7 @@
 // fault book, clock, counters, and the background work (flows that outlive
 // their request, graceful shutdowns, restarts after a reboot) that close()
 // must end and idle() awaits.
+import { setMaxListeners } from "node:events";
 import { Clock, SimulatorClosed } from "./clock";
 import type { ResolvedConfig } from "./config";
 import { FaultBook } from "./faults";
@@ -78,6 +79,8 @@ export class SimCore {
     readonly installs: InstallLog = new InstallLog(),
     readonly timeline: PowerTimeline = new PowerTimeline(),
   ) {
+    // Every sleep of every flow listens for the close: many at once is normal (a dozen installs side by side).
+    setMaxListeners(0, this.abort.signal);
     // The clock first: the store stamps power changes with its time.
     this.clock = new Clock(cfg.speed, this.abort.signal);
     this.store = new Store(cfg, initial, timeline, () => this.clock.now());

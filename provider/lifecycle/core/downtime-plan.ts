@@ -1,15 +1,14 @@
 // What preview says of a rollout: per downtime group (and per server, with a
 // server cap), how many VMs this deployment takes down, at most how many at
 // once, and so in how many waves at least. The engine diffs each resource on
-// its own, so the diffs of one deployment are counted here as they come.
-// Where the engine runs them side by side (a TypeScript program registers its
-// resources at once), each diff that takes a VM down notes it and waits until
-// no other note came for a short while: the burst's count is then said once,
-// as a line of the whole stack. Where it runs them one after another (a YAML
-// program registers its resources one by one; --parallel 1), a first burst of
-// one shows it, and each later diff says the count so far at once, without
-// waiting: holding each diff would slow such a preview by the wait per VM.
-// Either way, a later burst says the grown count again: the last line is the plan.
+// its own, so the diffs of one deployment are counted here as they come, and
+// said as a line of the whole stack. By default the engine diffs one resource
+// after another (each diff inside its handling of one registration): a first
+// burst of one shows it, and from then on each diff says the count so far at
+// once. Holding each diff would slow the preview by the wait per VM and, at
+// `up`, spread the updates' starts apart. Where the engine diffs side by side
+// (PULUMI_PARALLEL_DIFF), each diff waits until no other note came for a short
+// while, and the burst's count is said once. Either way the last line is the plan.
 import type { DowntimeRules } from "./downtime-budget";
 
 /** How long the diffs of one burst may be apart. */
