@@ -113,19 +113,19 @@ export async function newStack(
   };
 }
 
-/** The two doors a program's Vms can go through: the dynamic provider, or the resource plugin. */
-export type Door = "dynamic" | "plugin";
-export const DOORS: readonly Door[] = ["dynamic", "plugin"];
-/** Each door's Vm type in state. */
-export const VM_TYPES: Record<Door, string> = {
+/** The two ways in a program's Vms can go through: the dynamic provider, or the resource plugin. */
+export type WayIn = "dynamic" | "plugin";
+export const WAYS_IN: readonly WayIn[] = ["dynamic", "plugin"];
+/** Each way in's Vm type in state. */
+export const VM_TYPES: Record<WayIn, string> = {
   dynamic: "pulumi-nodejs:dynamic/goPveQemu:Vm",
   plugin: "gopveqemu:index:Vm",
 };
 
-/** Config of bench/programs/vms on a door: the endpoint under the door's namespace, and the door itself. */
-export function vmsConfig(door: Door, endpoint: string, more: Record<string, string | number> = {}) {
-  return door === "plugin"
-    ? { ...more, door: "plugin", "gopveqemu:endpoint": endpoint }
+/** Config of bench/programs/vms on a way in: the endpoint under the way in's namespace, and the way in itself. */
+export function vmsConfig(via: WayIn, endpoint: string, more: Record<string, string | number> = {}) {
+  return via === "plugin"
+    ? { ...more, via: "plugin", "gopveqemu:endpoint": endpoint }
     : { ...more, "goPveQemu:endpoint": endpoint };
 }
 

@@ -10,7 +10,7 @@
 // floor) and what the provider's own work adds (Vm vs shaped). Same engine,
 // same kind of backend, a fresh stack (and a fresh simulator) for every run.
 // A fourth column runs the same Vms through the resource plugin (the plugin
-// door): beside the floor, the shaped resources and the dynamic door's Vm.
+// way in): beside the floor, the shaped resources and the dynamic provider's Vm.
 //
 // Run: `npm run build && node dist/bench/engine-overhead.js [--quick] [--reps N] [--ns 10,100]
 //       [--profile DIR]` (--profile: CPU profiles of every Node.js process the engine starts,
@@ -222,15 +222,15 @@ async function main(): Promise<void> {
   const slope = (kind: Kind, op: Op, a: number, b: number): number => (t(kind, op, b) - t(kind, op, a)) / (b - a);
   const segs = NS.slice(1).map((n, i) => [NS[i]!, n] as const);
   /**
-   * The plugin door's Vms beside the floor, the shaped resources and the dynamic
-   * door's Vms, paired. The shaped resources carry the dynamic Vm's state, which
+   * The resource plugin's Vms beside the floor, the shaped resources and the dynamic
+   * provider's Vms, paired. The shaped resources carry the dynamic Vm's state, which
    * holds the serialized provider a plugin Vm has not (`state-size`): that
    * baseline pays for more state than a plugin Vm holds, so plugin/shaped
    * understates the plugin provider's own share (a lower bound of it).
    */
   const printPlugin = (op: Op): void => {
     console.log(
-      `    ${"N".padStart(3)}  ${"plugin door Vm (median [runs])".padEnd(34)}  ${"plugin/floor".padStart(12)}  ` +
+      `    ${"N".padStart(3)}  ${"resource plugin Vm (median [runs])".padEnd(34)}  ${"plugin/floor".padStart(12)}  ` +
         `${"plugin/shaped".padStart(13)}  ${"plugin/Vm".padStart(9)}  ${"CPU plugin".padStart(10)}  CPU plugin/Vm`,
     );
     for (const n of NS) {
@@ -329,7 +329,7 @@ async function main(): Promise<void> {
     hi > lo ? bytesPerResource("shaped") / bytesPerResource("vm") : bytes("shaped", hi) / bytes("vm", hi);
   console.log(
     `  state bytes per resource (state file after up, ${lo}->${hi}): floor ${perResource("floor")}, ` +
-      `shaped ${perResource("shaped")}, Vm ${perResource("vm")}, plugin door Vm ${perResource("plugin")}; ` +
+      `shaped ${perResource("shaped")}, Vm ${perResource("vm")}, resource plugin Vm ${perResource("plugin")}; ` +
       `state file at N=${hi}: floor ${bytes("floor", hi)}, shaped ${bytes("shaped", hi)}, Vm ${bytes("vm", hi)}, ` +
       `plugin ${bytes("plugin", hi)}; shaped/Vm ${fidelity.toFixed(3)}`,
   );
@@ -349,7 +349,7 @@ async function main(): Promise<void> {
   // What the provider's own work adds to the engine's cost of a Vm's state: the shaped runs carry that state.
   for (const op of SHARE_OPS)
     aim(`engine-overhead-${op}-provider-share-n${hi}`, pairedOf("vm", "shaped", op, hi), "<=", AIM_PROVIDER_SHARE);
-  // The same aims for the plugin door, side by side (its share against the same shaped resources, see printPlugin).
+  // The same aims for the resource plugin, side by side (its share against the same shaped resources, see printPlugin).
   for (const op of OPS)
     for (const n of NS) aim(`engine-overhead-plugin-${op}-n${n}`, pairedOf("plugin", "floor", op, n), "<=", AIM_RATIO);
   for (const op of SHARE_OPS)

@@ -1,4 +1,4 @@
-// Benchmark: what one Vm adds to the state file on each door, and how much of
+// Benchmark: what one Vm adds to the state file on each way in, and how much of
 // it is the serialized provider. `pulumi up` of 1 VM and of 2 VMs on fresh
 // stacks (the simulator answers at once), through the dynamic provider and
 // through the resource plugin; the difference of the two state files is one
@@ -7,7 +7,7 @@
 // only requires the compiled implementation by path, so it should stay a few
 // hundred bytes, not a copy of the library. A plugin resource carries no
 // provider text: its provider is a resource of the stack, once per stack.
-// What each stack holds besides its Vms (the dynamic door's StackIdentity and
+// What each stack holds besides its Vms (the dynamic provider's StackIdentity and
 // default provider, the plugin's provider resource with the identity among
 // its inputs) is printed per stack.
 //
@@ -15,7 +15,7 @@
 import * as fs from "node:fs";
 import { startSimulator } from "../simulator";
 import { ROOT } from "../scripts/engine-env";
-import { DOORS, QUICK, VM_TYPES, aim, newStack, runMain, vmsConfig, type Door } from "./common";
+import { WAYS_IN, QUICK, VM_TYPES, aim, newStack, runMain, vmsConfig, type WayIn } from "./common";
 
 /**
  * The aim: the serialized provider is a few KB, not a copy of the library.
@@ -33,9 +33,9 @@ interface StateResource {
   outputs?: Record<string, unknown>;
 }
 
-async function up(door: Door, count: number): Promise<{ bytes: number; resources: StateResource[] }> {
+async function up(via: WayIn, count: number): Promise<{ bytes: number; resources: StateResource[] }> {
   const sim = await startSimulator({ durationsZero: true, sshKey: true });
-  const s = await newStack("vms", vmsConfig(door, sim.url, { count }));
+  const s = await newStack("vms", vmsConfig(via, sim.url, { count }));
   try {
     await s.up();
     const text = fs.readFileSync(s.stateFile(), "utf8");
@@ -52,7 +52,7 @@ function fileBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value));
 }
 
-interface DoorSize {
+interface WayInSize {
   one: number;
   two: number;
   perVm: number;
@@ -61,18 +61,18 @@ interface DoorSize {
   perStack: [string, number][];
 }
 
-async function measure(door: Door): Promise<DoorSize> {
-  const one = await up(door, 1);
-  const two = await up(door, 2);
-  const vm = two.resources.find((r) => r.type === VM_TYPES[door] && r.urn.endsWith("::vm-1"));
-  if (!vm) throw new Error(`no vm-1 of type ${VM_TYPES[door]} in the state of the 2-VM stack (${door} door)`);
+async function measure(via: WayIn): Promise<WayInSize> {
+  const one = await up(via, 1);
+  const two = await up(via, 2);
+  const vm = two.resources.find((r) => r.type === VM_TYPES[via] && r.urn.endsWith("::vm-1"));
+  if (!vm) throw new Error(`no vm-1 of type ${VM_TYPES[via]} in the state of the 2-VM stack (on the ${via} way in)`);
   const perStack = two.resources
-    .filter((r) => r.type !== VM_TYPES[door] && r.type !== "pulumi:pulumi:Stack")
+    .filter((r) => r.type !== VM_TYPES[via] && r.type !== "pulumi:pulumi:Stack")
     .map((r): [string, number] => [r.type, fileBytes(r)]);
   return { one: one.bytes, two: two.bytes, perVm: two.bytes - one.bytes, vm, perStack };
 }
 
-function dynamicProvider(d: DoorSize): number {
+function dynamicProvider(d: WayInSize): number {
   const providerIn = d.vm.inputs?.__provider;
   const providerOut = d.vm.outputs?.__provider;
   if (typeof providerIn !== "string" || typeof providerOut !== "string")
@@ -92,14 +92,14 @@ function dynamicProvider(d: DoorSize): number {
 
 async function main(): Promise<void> {
   console.log(
-    `state size: pulumi up of 1 VM and of 2 VMs on fresh stacks, on each door; the difference is one Vm${QUICK ? " (--quick: same run)" : ""}`,
+    `state size: pulumi up of 1 VM and of 2 VMs on fresh stacks, on each way in; the difference is one Vm${QUICK ? " (--quick: same run)" : ""}`,
   );
-  const sizes = {} as Record<Door, DoorSize>;
+  const sizes = {} as Record<WayIn, WayInSize>;
   let providerText = 0;
-  for (const door of DOORS) {
-    const d = (sizes[door] = await measure(door));
+  for (const via of WAYS_IN) {
+    const d = (sizes[via] = await measure(via));
     console.log("");
-    console.log(`  ${door} door (${VM_TYPES[door]})`);
+    console.log(`  ${via} (${VM_TYPES[via]})`);
     console.log(`  state file, 1 VM:                       ${d.one} bytes`);
     console.log(`  state file, 2 VMs:                      ${d.two} bytes`);
     console.log(`  one Vm adds (difference):               ${d.perVm} bytes`);
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
       `    its resource entry in the file:       ${fileBytes(d.vm)} bytes (inputs ${fileBytes(d.vm.inputs)}, outputs ${fileBytes(d.vm.outputs)})` +
         `; this machine's path (${ROOT}) ${JSON.stringify(d.vm).includes(ROOT) ? "in it" : "not in it"}`,
     );
-    if (door === "dynamic") providerText = dynamicProvider(d);
+    if (via === "dynamic") providerText = dynamicProvider(d);
     const stackBytes = d.perStack.reduce((n, [, b]) => n + b, 0);
     console.log(
       `  per stack, besides its Vms:             ${stackBytes} bytes (${d.perStack.map(([t, b]) => `${t} ${b}`).join(", ")})`,

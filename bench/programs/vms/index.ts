@@ -1,7 +1,7 @@
 // Benchmark program: `count` Vms of ubuntu 24.04, named vm-0..vm-(count-1);
 // with `pinFrom`, VM i pins VMID pinFrom + i, else the server picks VMIDs.
 // The endpoint comes from stack config goPveQemu:endpoint (gopveqemu:endpoint
-// on the plugin door). Config `door: plugin` declares the Vms through the
+// on the resource plugin). Config `via: plugin` declares the Vms through the
 // resource plugin (gopveqemu:index:Vm) by their type token, as a program in
 // another language would, instead of the dynamic provider.
 // For rollouts (bench/rollout.ts), all optional, and a Vm has none of these
@@ -15,7 +15,7 @@ import { Vm, type VmArgs } from "go-pve-qemu-pulumi";
 const config = new pulumi.Config();
 const count = config.requireNumber("count");
 const pinFrom = config.getNumber("pinFrom");
-const door = config.get("door") ?? "dynamic";
+const via = config.get("via") ?? "dynamic";
 const cpu = config.getNumber("cpu");
 const firstCpu = config.getNumber("firstCpu");
 const downtimeGroup = config.get("downtimeGroup");
@@ -38,6 +38,6 @@ for (let i = 0; i < count; i++) {
     ...(vmCpu !== undefined ? { cpu: vmCpu } : {}),
     ...(downtimeGroup !== undefined ? { downtimeGroup } : {}),
   };
-  vmids.push(door === "plugin" ? new PluginVm(`vm-${i}`, args).vmid : new Vm(`vm-${i}`, args).vmid);
+  vmids.push(via === "plugin" ? new PluginVm(`vm-${i}`, args).vmid : new Vm(`vm-${i}`, args).vmid);
 }
 export const created = pulumi.all(vmids).apply((ids) => ids.length);
