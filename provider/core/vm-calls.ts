@@ -107,12 +107,23 @@ async function planDowntime(core: ProviderCore, old: lifecycle.VmState, news: li
   const rules = core.settings().downtime;
   const group =
     typeof news.downtimeGroup === "string" && news.downtimeGroup !== lifecycle.UNKNOWN ? news.downtimeGroup : undefined;
-  const endpoint = old.connection?.endpoint ?? core.settings().connection.endpoint ?? "";
-  const scopes = lifecycle.planScopes(group, { key: lifecycle.endpointKey(endpoint), endpoint }, rules);
+  // The server the update will talk to: the new connection's fields over the one the VM was made with.
+  const endpoint = serverOf(news, old, core.settings().connection);
+  const key = lifecycle.endpointKey(endpoint);
+  const scopes = lifecycle.planScopes(group, { key, endpoint }, rules);
   if (scopes.length === 0) return;
   const stack = core.log.reporter("");
-  await core.process.downtimePlan.note(lifecycle.vmLabel(old.vmid, old.vmName), scopes, (line) => stack.warn(line));
+  await core.process.downtimePlan.note(`${key}/${old.vmid}`, scopes, (line) => stack.warn(line));
   await core.log.flush("");
+}
+
+function serverOf(news: lifecycle.VmInputs, old: lifecycle.VmState, defaults: lifecycle.ConnectionDefaults): string {
+  try {
+    return lifecycle.resolveConnection(news.connection, old.connection ?? defaults).endpoint;
+  } catch {
+    // no endpoint anywhere: the update will say so; the plan counts it under none
+    return "";
+  }
 }
 
 export async function create(

@@ -12,7 +12,7 @@ export { create } from "./create";
 export { foreseeSettle, read } from "./read";
 export { update } from "./update";
 export { remove } from "./delete";
-export { DEFAULT_TIMING, ProcessScope, planScopes, vmLabel } from "./core";
+export { DEFAULT_TIMING, ProcessScope, planScopes } from "./core";
 export type { DowntimeRules, LifecycleContext, Reporter, Timing } from "./core";
 export {
   LifecycleError,

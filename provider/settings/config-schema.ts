@@ -8,7 +8,7 @@ import { z } from "zod";
 /** A whole number of milliseconds > 0; config gives it as text. */
 export const Millis = z.coerce.number().int().positive();
 /** A number of VMs >= 1; config gives it as text. */
-export const VmCount = z.coerce.number().int().positive();
+const VmCount = z.coerce.number().int().positive();
 /** true/false as readSettings reads it: a boolean, or its words in any case. */
 const Flag = z.union([
   z.boolean(),

@@ -4,7 +4,7 @@
 // once, with a message that names the key, before any operation relies on
 // them.
 import type { ConnectionDefaults, DowntimeRules, Timing } from "../lifecycle";
-import { Millis, VmCount } from "./config-schema";
+import { Millis } from "./config-schema";
 
 /** The dynamic provider's config namespace; the resource plugin reads the same keys under its package name. */
 export const DYNAMIC_NS = "goPveQemu";
@@ -85,9 +85,9 @@ function readerOf(get: (key: string) => unknown, env: NodeJS.ProcessEnv, ns: str
   const count = (key: string): number | undefined => {
     const raw = text(key);
     if (raw === undefined) return undefined;
-    const parsed = VmCount.safeParse(raw);
-    if (!parsed.success) throw new Error(`config ${ns}:${key}: "${raw}" is not allowed; expected ${COUNT_RULE}`);
-    return parsed.data;
+    const n = wholeCount(raw);
+    if (n === undefined) throw new Error(`config ${ns}:${key}: "${raw}" is not allowed; expected ${COUNT_RULE}`);
+    return n;
   };
   const counts = (key: string): Record<string, number> => countsOf(text(key), ns, key);
   return { text, millis, flag, count, counts };
@@ -109,15 +109,29 @@ function countsOf(raw: string | undefined, ns: string, key: string): Record<stri
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw refused;
   const out: Record<string, number> = {};
   for (const [group, v] of Object.entries(value)) {
-    const parsed = VmCount.safeParse(v);
-    if (!parsed.success) {
+    if (!GROUP.test(group)) {
+      throw new Error(
+        `config ${ns}:${key}: "${group}" is not a downtime group name; use letters, digits and hyphens (not first or last), at most 63 characters, as in the Vms' downtimeGroup`,
+      );
+    }
+    const n = wholeCount(v);
+    if (n === undefined) {
       throw new Error(
         `config ${ns}:${key}: group "${group}" has ${JSON.stringify(v)}; expected ${COUNT_RULE}, ${example}`,
       );
     }
-    out[group] = parsed.data;
+    out[group] = n;
   }
   return out;
+}
+
+/** A Vm's downtimeGroup, as its input rule allows it: a budget under any other key would cap no VM. */
+const GROUP = /^(?=.{1,63}$)[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
+
+/** A whole number >= 1, given as a number or as its digits (config text, a --path value); nothing else. */
+function wholeCount(v: unknown): number | undefined {
+  const n = typeof v === "number" ? v : typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : Number.NaN;
+  return Number.isSafeInteger(n) && n >= 1 ? n : undefined;
 }
 
 /** Reads `goPveQemu:*` through `get` (a config lookup by full key) and the environment. */

@@ -16,7 +16,7 @@ const tick = () => new Promise((r) => setImmediate(r));
 function enterAll(budget: DowntimeBudget, names: string[], rules: DowntimeRules, group = "web", server = SERVER) {
   const granted: string[] = [];
   const places = names.map((vm) =>
-    budget.enter({ vm, group, server }, rules).then((place) => {
+    budget.enter({ id: vm, vm, group, server }, rules).then((place) => {
       granted.push(vm);
       return place!;
     }),
@@ -55,8 +55,8 @@ describe("places in a group's budget", () => {
 
   test("no budget for the group and no server cap: no place, nothing waits", async () => {
     const budget = new DowntimeBudget();
-    await expect(budget.enter({ vm: "x", group: "db", server: SERVER }, WEB3)).resolves.toBeUndefined();
-    await expect(budget.enter({ vm: "y", server: SERVER }, WEB3)).resolves.toBeUndefined();
+    await expect(budget.enter({ id: "x", vm: "x", group: "db", server: SERVER }, WEB3)).resolves.toBeUndefined();
+    await expect(budget.enter({ id: "y", vm: "y", server: SERVER }, WEB3)).resolves.toBeUndefined();
   });
 
   test("groups are apart: a full group does not hold another back", async () => {
@@ -74,7 +74,7 @@ describe("places in a group's budget", () => {
     enterAll(budget, ["a", "b"], rules);
     await tick();
     const said: string[] = [];
-    void budget.enter({ vm: "c", group: "web", server: SERVER }, rules, undefined, (why) => said.push(why));
+    void budget.enter({ id: "c", vm: "c", group: "web", server: SERVER }, rules, undefined, (why) => said.push(why));
     expect(said).toEqual(['downtime group "web" has 2 of 2 down (a, b)']);
   });
 
@@ -83,7 +83,7 @@ describe("places in a group's budget", () => {
     const rules = { budgets: { web: 1 } };
     const { granted, places } = enterAll(budget, ["a"], rules);
     const abort = new AbortController();
-    const waiting = budget.enter({ vm: "b", group: "web", server: SERVER }, rules, abort.signal);
+    const waiting = budget.enter({ id: "b", vm: "b", group: "web", server: SERVER }, rules, abort.signal);
     const after = enterAll(budget, ["c"], rules);
     abort.abort();
     await expect(waiting).rejects.toMatchObject({ code: CODES.cancelled });
@@ -116,7 +116,7 @@ describe("a failure stops the rollout", () => {
           `v${i + 4} is as it was, running and unchanged. Once VM v2 is fixed, \`pulumi up\` goes on with the rest`,
       );
     }
-    await expect(budget.enter({ vm: "v6", group: "web", server: SERVER }, WEB3)).rejects.toMatchObject({
+    await expect(budget.enter({ id: "v6", vm: "v6", group: "web", server: SERVER }, WEB3)).rejects.toMatchObject({
       code: CODES.heldBack,
       message: expect.stringContaining("stopped when VM v2 failed"),
     });
@@ -128,9 +128,9 @@ describe("a failure stops the rollout", () => {
   test("only the failed VM's group stops", async () => {
     const budget = new DowntimeBudget();
     const rules = { budgets: { web: 1, db: 1 } };
-    const web = await budget.enter({ vm: "w1", group: "web", server: SERVER }, rules);
+    const web = await budget.enter({ id: "w1", vm: "w1", group: "web", server: SERVER }, rules);
     web!.stop("set cpu failed");
-    await expect(budget.enter({ vm: "d1", group: "db", server: SERVER }, rules)).resolves.toBeDefined();
+    await expect(budget.enter({ id: "d1", vm: "d1", group: "db", server: SERVER }, rules)).resolves.toBeDefined();
   });
 });
 
@@ -140,7 +140,7 @@ describe("a cap for all VMs of one server", () => {
     const rules: DowntimeRules = { budgets: { web: 5 }, perServer: 2 };
     const granted: string[] = [];
     const enter = (vm: string, group: string | undefined, server = SERVER) =>
-      budget.enter({ vm, ...(group ? { group } : {}), server }, rules).then((p) => (granted.push(vm), p!));
+      budget.enter({ id: vm, vm, ...(group ? { group } : {}), server }, rules).then((p) => (granted.push(vm), p!));
     const a = enter("a", "web");
     void enter("b", undefined);
     void enter("c", "web");
@@ -155,26 +155,88 @@ describe("a cap for all VMs of one server", () => {
   test("a failure under the cap stops the server's rollout, whatever the group", async () => {
     const budget = new DowntimeBudget();
     const rules: DowntimeRules = { budgets: {}, perServer: 1 };
-    const a = await budget.enter({ vm: "a", server: SERVER }, rules);
-    const b = budget.enter({ vm: "b", group: "web", server: SERVER }, rules);
+    const a = await budget.enter({ id: "a", vm: "a", server: SERVER }, rules);
+    const b = budget.enter({ id: "b", vm: "b", group: "web", server: SERVER }, rules);
     expect(a!.stop("start failed")).toEqual(["b"]);
     await expect(b).rejects.toMatchObject({
       code: CODES.heldBack,
       message: expect.stringContaining(`the rollout of the VMs of ${SERVER.endpoint} stopped when VM a failed`),
     });
-    await expect(budget.enter({ vm: "c", server: OTHER }, rules)).resolves.toBeDefined();
+    await expect(budget.enter({ id: "c", vm: "c", server: OTHER }, rules)).resolves.toBeDefined();
   });
 
   test("a VM refused by the server's stop gives its group place back", async () => {
     const budget = new DowntimeBudget();
     const rules: DowntimeRules = { budgets: { web: 1 }, perServer: 1 };
-    const a = await budget.enter({ vm: "a", group: "db", server: SERVER }, rules);
+    const a = await budget.enter({ id: "a", vm: "a", group: "db", server: SERVER }, rules);
     // b takes web's place, then waits for the server's
-    const b = budget.enter({ vm: "b", group: "web", server: SERVER }, rules);
+    const b = budget.enter({ id: "b", vm: "b", group: "web", server: SERVER }, rules);
     await tick();
     a!.stop("failed");
     await expect(b).rejects.toMatchObject({ code: CODES.heldBack });
     // web's one place is free again: a VM of web on another server gets it at once
-    await expect(budget.enter({ vm: "c", group: "web", server: OTHER }, rules)).resolves.toBeDefined();
+    await expect(budget.enter({ id: "c", vm: "c", group: "web", server: OTHER }, rules)).resolves.toBeDefined();
+  });
+});
+
+describe("edges", () => {
+  test("a group named like an object's own property has no budget unless one is set", async () => {
+    const budget = new DowntimeBudget();
+    for (const group of ["constructor", "toString", "hasOwnProperty", "__proto__"]) {
+      await expect(
+        budget.enter({ id: group, vm: group, group, server: SERVER }, { budgets: {} }),
+      ).resolves.toBeUndefined();
+    }
+    const rules = { budgets: Object.fromEntries([["constructor", 1]]) };
+    const first = await budget.enter({ id: "a", vm: "a", group: "constructor", server: SERVER }, rules);
+    expect(first).toBeDefined();
+  });
+
+  test("a VM holding its group's place while it waits for the server's is refused when the group stops, and named", async () => {
+    const budget = new DowntimeBudget();
+    const rules: DowntimeRules = { budgets: { web: 2 }, perServer: 1 };
+    const a = await budget.enter({ id: "a", vm: "a", group: "web", server: SERVER }, rules);
+    const d = await budget.enter({ id: "d", vm: "d", group: "db", server: OTHER }, rules);
+    // c takes web's second place, then waits for OTHER's one place, which d holds
+    const c = budget.enter({ id: "c", vm: "c", group: "web", server: OTHER }, rules);
+    await tick();
+    expect(a!.stop("start failed")).toEqual(["c"]);
+    await expect(c).rejects.toMatchObject({
+      code: CODES.heldBack,
+      message: expect.stringContaining("VM c was not shut down"),
+    });
+    // when d is done, OTHER's place is free: nobody of web takes it
+    d!.leave();
+    await expect(budget.enter({ id: "e", vm: "e", group: "db", server: OTHER }, rules)).resolves.toBeDefined();
+  });
+
+  test("two VMs with the same label on two servers are two VMs", async () => {
+    const budget = new DowntimeBudget();
+    const rules = { budgets: { web: 2 } };
+    const one = await budget.enter(
+      { id: `${SERVER.key}/101`, vm: "web-101 (101)", group: "web", server: SERVER },
+      rules,
+    );
+    await budget.enter({ id: `${OTHER.key}/101`, vm: "web-101 (101)", group: "web", server: OTHER }, rules);
+    const third = budget.enter({ id: `${SERVER.key}/102`, vm: "web-102 (102)", group: "web", server: SERVER }, rules);
+    let granted = false;
+    void third.then(() => (granted = true));
+    await tick();
+    expect(granted).toBe(false);
+    one!.leave();
+    await tick();
+    expect(granted).toBe(true);
+  });
+
+  test("a deployment already cancelled takes no place, even a free one", async () => {
+    const budget = new DowntimeBudget();
+    const abort = new AbortController();
+    abort.abort();
+    await expect(
+      budget.enter({ id: "a", vm: "a", group: "web", server: SERVER }, WEB3, abort.signal),
+    ).rejects.toMatchObject({ code: CODES.cancelled });
+    const granted = enterAll(budget, ["b", "c", "d"], WEB3);
+    await tick();
+    expect(granted.granted).toEqual(["b", "c", "d"]);
   });
 });

@@ -92,6 +92,21 @@ describe("downtime budgets", () => {
     expect(() => readSettings(from({ "goPveQemu:downtimeBudgets": "web=3" }), {})).toThrow(
       /goPveQemu:downtimeBudgets: "web=3" is not allowed/,
     );
+    // only whole numbers, as numbers or their digits: no booleans, lists, hex or exponents
+    for (const v of ["true", "[3]", '"0x3"', '"1e1"', "1.5", '"-2"'])
+      expect(() => readSettings(from({ "goPveQemu:downtimeBudgets": `{"web": ${v}}` }), {})).toThrow(
+        /group "web" has .*; expected a whole number of VMs >= 1/,
+      );
+    expect(readSettings(from({ "goPveQemu:downtimeBudgets": '{"web": "2"}' }), {}).downtime.budgets).toEqual({
+      web: 2,
+    });
+    // a key no Vm's downtimeGroup can have would cap nothing: refused, naming it
+    for (const k of ["web servers", "web ", "-web", ""])
+      expect(() => readSettings(from({ "goPveQemu:downtimeBudgets": JSON.stringify({ [k]: 2 }) }), {})).toThrow(
+        `config goPveQemu:downtimeBudgets: "${k}" is not a downtime group name`,
+      );
+    for (const v of ["0x3", "1e1", "true", "0"])
+      expect(() => readSettings(from({ "goPveQemu:maxDownPerServer": v }), {})).toThrow(/maxDownPerServer/);
     expect(() => readSettings(from({ "gopveqemu:maxDownPerServer": "2.5" }), {}, "gopveqemu")).toThrow(
       'config gopveqemu:maxDownPerServer: "2.5" is not allowed; expected a whole number of VMs >= 1',
     );

@@ -24,10 +24,14 @@ export interface DowntimeRules {
   perServer?: number;
 }
 
+export { budgetOf };
+
 export const NO_DOWNTIME_RULES: DowntimeRules = { budgets: {} };
 
 /** What takes a place: one VM's update. */
 export interface DowntimeRequest {
+  /** the VM, one key per VM across servers (its server's key and its VMID) */
+  id: string;
   /** the VM, as messages name it */
   vm: string;
   group?: string;
@@ -39,21 +43,45 @@ export interface DowntimeRequest {
 export interface DowntimePlace {
   /** what the VM waited for, if it waited; for its log */
   readonly waited: string | undefined;
-  /** the VM is up again (or meant to stay down): the place goes to the next VM waiting */
+  /** the VM is up again (or the deployment was cancelled): the place goes to the next VM waiting */
   leave(): void;
-  /** the update failed: no further VM of these scopes goes down in this deployment; returns the ones waiting */
+  /** the update failed: no further VM of these scopes goes down in this deployment; returns the ones held back now */
   stop(why: string): string[];
 }
 
 interface Waiter {
+  id: string;
   vm: string;
   grant(): void;
   refuse(err: Error): void;
 }
 
-/** One budget: a group's, or a server's. */
+/** A request on its way to its places: those it holds, and how to give up the one it waits for. */
+interface Pending {
+  vm: string;
+  held: Scope[];
+  abandon(err: Error): void;
+}
+
+/** The budget of a group, looked up as the group's own key only (a group may be called "constructor"). */
+function budgetOf(rules: DowntimeRules, group: string): number | undefined {
+  return Object.hasOwn(rules.budgets, group) ? rules.budgets[group] : undefined;
+}
+
+/** What a request waits for, in words, or undefined when it goes in at once. */
+function waitingFor(scopes: Scope[]): string | undefined {
+  const full = scopes.filter((s) => !s.stopped && (s.down.size >= s.limit || s.queue.length > 0));
+  if (full.length === 0) return undefined;
+  return full
+    .map((s) => `${s.name} has ${s.down.size} of ${s.limit} down (${[...s.down.values()].join(", ")})`)
+    .join("; ");
+}
+
+const cancelled = () => new LifecycleError("cancelled", { code: CODES.cancelled });
+
+/** One budget: a group's, or a server's. VMs by their id, each with its label for messages. */
 class Scope {
-  readonly down = new Set<string>();
+  readonly down = new Map<string, string>();
   readonly queue: Waiter[] = [];
   stopped: { by: string; why: string } | undefined;
 
@@ -73,22 +101,24 @@ class Scope {
   }
 
   /** Waits for a place; rejects when the scope stops or the signal fires. */
-  enter(vm: string, signal: AbortSignal | undefined): Promise<void> {
+  enter(id: string, vm: string, signal: AbortSignal | undefined): Promise<void> {
+    if (signal?.aborted) return Promise.reject(cancelled());
     if (this.stopped) return Promise.reject(this.heldBack(vm));
     if (this.down.size < this.limit && this.queue.length === 0) {
-      this.down.add(vm);
+      this.down.set(id, vm);
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
         this.drop(waiter);
-        reject(new LifecycleError("cancelled", { code: CODES.cancelled }));
+        reject(cancelled());
       };
       const waiter: Waiter = {
+        id,
         vm,
         grant: () => {
           signal?.removeEventListener("abort", onAbort);
-          this.down.add(vm);
+          this.down.set(id, vm);
           resolve();
         },
         refuse: (err) => {
@@ -96,28 +126,27 @@ class Scope {
           reject(err);
         },
       };
-      if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
       this.queue.push(waiter);
     });
   }
 
-  leave(vm: string): void {
-    if (!this.down.delete(vm)) return;
+  leave(id: string): void {
+    if (!this.down.delete(id)) return;
     this.next();
   }
 
   /** Stops the rollout here; the waiting VMs are refused, and their names returned. */
-  stop(by: string, why: string): string[] {
-    this.down.delete(by);
-    this.stopped ??= { by, why };
+  stop(id: string, vm: string, why: string): string[] {
+    this.down.delete(id);
+    this.stopped ??= { by: vm, why };
     const waiting = this.queue.splice(0);
     for (const w of waiting) w.refuse(this.heldBack(w.vm));
     return waiting.map((w) => w.vm);
   }
 
   private next(): void {
-    while (this.down.size < this.limit && this.queue.length > 0) this.queue.shift()!.grant();
+    while (!this.stopped && this.down.size < this.limit && this.queue.length > 0) this.queue.shift()!.grant();
   }
 
   private drop(waiter: Waiter): void {
@@ -129,11 +158,13 @@ class Scope {
 
 export class DowntimeBudget {
   private readonly scopes = new Map<string, Scope>();
+  private readonly pending = new Set<Pending>();
 
   /**
    * A place in the request's group and server budgets, waited for as long as
    * they are full; undefined when no budget applies (nothing to wait for).
-   * Rejects with GPQ_HELD_BACK when the rollout there stopped.
+   * Rejects with GPQ_HELD_BACK when the rollout there stopped, also while
+   * the request holds one place and waits for the other.
    */
   async enter(
     request: DowntimeRequest,
@@ -143,37 +174,59 @@ export class DowntimeBudget {
   ): Promise<DowntimePlace | undefined> {
     const scopes = this.scopesOf(request, rules);
     if (scopes.length === 0) return undefined;
-    const { vm } = request;
-    const full = scopes.filter((s) => !s.stopped && (s.down.size >= s.limit || s.queue.length > 0));
-    const waited =
-      full.length === 0
-        ? undefined
-        : full.map((s) => `${s.name} has ${s.down.size} of ${s.limit} down (${[...s.down].join(", ")})`).join("; ");
+    const { id, vm } = request;
+    const waited = waitingFor(scopes);
     if (waited !== undefined) onWait?.(waited);
     // In a fixed order (group, then server): two updates never wait on each other's place.
     const held: Scope[] = [];
+    const giveUp = new AbortController();
+    let abandoned: Error | undefined;
+    const pending: Pending = {
+      vm,
+      held,
+      abandon: (err) => {
+        abandoned = err;
+        giveUp.abort();
+      },
+    };
+    const waitSignal = signal ? AbortSignal.any([signal, giveUp.signal]) : giveUp.signal;
+    this.pending.add(pending);
     try {
       for (const scope of scopes) {
-        await scope.enter(vm, signal);
+        await scope.enter(id, vm, waitSignal);
         held.push(scope);
+        const stopped = held.find((s) => s.stopped);
+        if (stopped) throw stopped.heldBack(vm);
       }
     } catch (err) {
-      for (const s of held) s.leave(vm);
-      throw err;
+      for (const s of held) s.leave(id);
+      throw abandoned ?? err;
+    } finally {
+      this.pending.delete(pending);
     }
     return {
       waited,
       leave: () => {
-        for (const s of held) s.leave(vm);
+        for (const s of held) s.leave(id);
       },
-      stop: (why) => [...new Set(held.flatMap((s) => s.stop(vm, why)))],
+      stop: (why) => {
+        const names = held.flatMap((s) => s.stop(id, vm, why));
+        // Those holding a place in a scope stopped here while they wait for another: refused too.
+        for (const p of [...this.pending]) {
+          const stopped = p.held.find((s) => held.includes(s) && s.stopped);
+          if (stopped === undefined) continue;
+          p.abandon(stopped.heldBack(p.vm));
+          names.push(p.vm);
+        }
+        return [...new Set(names)];
+      },
     };
   }
 
   private scopesOf(request: DowntimeRequest, rules: DowntimeRules): Scope[] {
     const out: Scope[] = [];
     const { group, server } = request;
-    const budget = group === undefined ? undefined : rules.budgets[group];
+    const budget = group === undefined ? undefined : budgetOf(rules, group);
     if (group !== undefined && budget !== undefined) {
       out.push(this.scope(`group:${group}`, `downtime group ${JSON.stringify(group)}`, budget));
     }

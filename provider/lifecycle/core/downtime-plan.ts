@@ -9,7 +9,7 @@
 // `up`, spread the updates' starts apart. Where the engine diffs side by side
 // (PULUMI_PARALLEL_DIFF), each diff waits until no other note came for a short
 // while, and the burst's count is said once. Either way the last line is the plan.
-import type { DowntimeRules } from "./downtime-budget";
+import { budgetOf, type DowntimeRules } from "./downtime-budget";
 
 /** How long the diffs of one burst may be apart. */
 const QUIET_MS = 250;
@@ -87,7 +87,7 @@ export function planScopes(
     out.push({
       key: `group:${group}`,
       name: `downtime group ${JSON.stringify(group)}`,
-      limit: rules.budgets[group],
+      limit: budgetOf(rules, group),
       setting: "downtimeBudgets",
     });
   }

@@ -1,5 +1,6 @@
-// An update's place in the rollout: the steps that take a running VM down run
-// only while it holds a place in its downtime group's and server's budgets
+// An update's place in the rollout: the steps that take a running VM down and
+// bring it back (a shutdown, the changes and a start; a reboot) run only
+// while it holds a place in its downtime group's and server's budgets
 // (DowntimeBudget), and a failure there stops the rest of the rollout. Also
 // the last word of allowDowntime: false, for a VM that turned out running
 // although its state said stopped (preview refused what it could see).
@@ -9,11 +10,6 @@ import { NO_DOWNTIME_RULES, errorText } from "../core";
 import { describeStep, refuseDowntime } from "../plan";
 import type { Step } from "../plan";
 import type { UpdateJob } from "./update-steps";
-
-/** The steps keep the VM down until one of these answered: it holds a place until then. */
-function needsPlace(steps: Step[]): boolean {
-  return steps.some((s) => s.kind === "start" || s.kind === "reboot");
-}
 
 /** Down as a side effect: shut down and started again, or rebooted (not running: false, which asks for it). */
 function causesOf(steps: Step[]): string[] | undefined {
@@ -29,9 +25,11 @@ export async function inRollout(job: UpdateJob, steps: Step[], run: () => Promis
   if (causes !== undefined && job.news.allowDowntime === false) {
     throw refuseDowntime(job.label, { sentence: "", comesBack: true, causes });
   }
-  if (!needsPlace(steps)) return run();
+  // Only downtime that comes back takes a place: a stopped VM started again, or one stopped as asked, takes none.
+  if (causes === undefined) return run();
   const { ctx, conn, label } = job;
   const request = {
+    id: `${endpointKey(conn.endpoint)}/${job.vmid}`,
     vm: label,
     ...(job.news.downtimeGroup !== undefined ? { group: job.news.downtimeGroup } : {}),
     server: { key: endpointKey(conn.endpoint), endpoint: conn.endpoint },
@@ -45,6 +43,11 @@ export async function inRollout(job: UpdateJob, steps: Step[], run: () => Promis
     place.leave();
     return state;
   } catch (err) {
+    // A cancelled deployment is no failed VM: its place is given back, and the rollout is not stopped.
+    if (ctx.signal?.aborted) {
+      place.leave();
+      throw err;
+    }
     const why = err instanceof PartialUpdateError ? err.reasons[0]! : errorText(err, job.redact);
     const heldBack = place.stop(why);
     const said = [
