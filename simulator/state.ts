@@ -3,7 +3,7 @@
 // its .go_qemu_disabled file. Every change is persisted when a state file is set.
 import type { ResolvedConfig } from "./config";
 import { FILE_FORMAT, loadState, saveState, type StateFile, type StoredVm } from "./persist";
-import type { PowerStatus, PowerTimeline } from "./power-timeline";
+import type { PowerStatus, PowerTimeline, TimelineStatus } from "./power-timeline";
 import { VmSeedSchema } from "./schemas";
 import type { DisabledEntry, VmPatch, VmSeed } from "./schemas";
 
@@ -103,14 +103,18 @@ export class Store {
 
   /** A moment of the guest's service (its shutdown began, SSH answers again): recorded, nothing changes. */
   noteService(vm: VmRecord, status: "shutting-down" | "ready"): void {
-    this.timeline.record({ vmid: vm.vmid, name: vm.name, status, simMs: this.simNow(), wallMs: Date.now() });
+    this.record(vm, status);
   }
 
   private applyPower(vm: VmRecord, status: PowerStatus): boolean {
     if (vm.status === status) return false;
     vm.status = status;
-    this.timeline.record({ vmid: vm.vmid, name: vm.name, status, simMs: this.simNow(), wallMs: Date.now() });
+    this.record(vm, status);
     return true;
+  }
+
+  private record(vm: VmRecord, status: TimelineStatus): void {
+    this.timeline.record({ vmid: vm.vmid, name: vm.name, status, simMs: this.simNow(), wallMs: Date.now() });
   }
 
   /** A new VM's first state is where it starts, not a change: nothing is recorded. */

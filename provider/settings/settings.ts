@@ -3,6 +3,7 @@
 // in `configure`, numbers as strings, so they are coerced and checked here,
 // once, with a message that names the key, before any operation relies on
 // them.
+import { VmInputsSchema } from "../lifecycle";
 import type { ConnectionDefaults, DowntimeRules, Timing } from "../lifecycle";
 import { Millis } from "./config-schema";
 
@@ -108,8 +109,9 @@ function countsOf(raw: string | undefined, ns: string, key: string): Record<stri
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw refused;
   const out: Record<string, number> = {};
+  // A key the Vms' downtimeGroup could not hold would cap no VM: judged by that input's own rule.
   for (const [group, v] of Object.entries(value)) {
-    if (!GROUP.test(group)) {
+    if (!VmInputsSchema.shape.downtimeGroup.safeParse(group).success) {
       throw new Error(
         `config ${ns}:${key}: "${group}" is not a downtime group name; use letters, digits and hyphens (not first or last), at most 63 characters, as in the Vms' downtimeGroup`,
       );
@@ -124,9 +126,6 @@ function countsOf(raw: string | undefined, ns: string, key: string): Record<stri
   }
   return out;
 }
-
-/** A Vm's downtimeGroup, as its input rule allows it: a budget under any other key would cap no VM. */
-const GROUP = /^(?=.{1,63}$)[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
 
 /** A whole number >= 1, given as a number or as its digits (config text, a --path value); nothing else. */
 function wholeCount(v: unknown): number | undefined {

@@ -24,8 +24,6 @@ export interface DowntimeRules {
   perServer?: number;
 }
 
-export { budgetOf };
-
 export const NO_DOWNTIME_RULES: DowntimeRules = { budgets: {} };
 
 /** What takes a place: one VM's update. */
@@ -41,8 +39,6 @@ export interface DowntimeRequest {
 
 /** A place held: give it back when the VM is up again, or stop the rollout when the update failed. */
 export interface DowntimePlace {
-  /** what the VM waited for, if it waited; for its log */
-  readonly waited: string | undefined;
   /** the VM is up again (or the deployment was cancelled): the place goes to the next VM waiting */
   leave(): void;
   /** the update failed: no further VM of these scopes goes down in this deployment; returns the ones held back now */
@@ -64,7 +60,7 @@ interface Pending {
 }
 
 /** The budget of a group, looked up as the group's own key only (a group may be called "constructor"). */
-function budgetOf(rules: DowntimeRules, group: string): number | undefined {
+export function budgetOf(rules: DowntimeRules, group: string): number | undefined {
   return Object.hasOwn(rules.budgets, group) ? rules.budgets[group] : undefined;
 }
 
@@ -205,7 +201,6 @@ export class DowntimeBudget {
       this.pending.delete(pending);
     }
     return {
-      waited,
       leave: () => {
         for (const s of held) s.leave(id);
       },

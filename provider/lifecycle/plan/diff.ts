@@ -98,7 +98,7 @@ export function diff(id: string, olds: VmState, news: VmInputs, options: DiffOpt
   // A replace makes a new VM; only an update in place shuts this one down for a while.
   const downtime = replaces.length === 0 && update.length > 0 ? downtimeOf(old, news) : undefined;
   if (downtime?.comesBack && news.allowDowntime === false)
-    throw refuseDowntime(vmLabel(old.vmid, old.vmName), downtime);
+    throw refuseDowntime(vmLabel(old.vmid, old.vmName), downtime.causes);
   return {
     changes: replaces.length > 0 || update.length > 0,
     replaces,

@@ -61,9 +61,9 @@ function rebootOf(old: VmState, news: VmInputs, label: string): Downtime | undef
  * bring it back): refused before anything reaches the server. Asking for
  * running: false is not refused: that downtime is what was asked for.
  */
-export function refuseDowntime(label: string, downtime: Downtime): LifecycleError {
+export function refuseDowntime(label: string, causes: string[]): LifecycleError {
   return new LifecycleError(
-    `VM ${label}: allowDowntime is false, and this update would take it down (${downtime.causes.join(", ")}); nothing was changed. ` +
+    `VM ${label}: allowDowntime is false, and this update would take it down (${causes.join(", ")}); nothing was changed. ` +
       "Ways out: set allowDowntime: true for this deployment (and back to false after it), " +
       "or make the change through a replace (`pulumi up --replace <this resource's URN>`), which makes a new VM instead of changing this one",
     { code: CODES.downtimeRefused },

@@ -23,16 +23,17 @@ function causesOf(steps: Step[]): string[] | undefined {
 export async function inRollout(job: UpdateJob, steps: Step[], run: () => Promise<VmState>): Promise<VmState> {
   const causes = causesOf(steps);
   if (causes !== undefined && job.news.allowDowntime === false) {
-    throw refuseDowntime(job.label, { sentence: "", comesBack: true, causes });
+    throw refuseDowntime(job.label, causes);
   }
   // Only downtime that comes back takes a place: a stopped VM started again, or one stopped as asked, takes none.
   if (causes === undefined) return run();
   const { ctx, conn, label } = job;
+  const key = endpointKey(conn.endpoint);
   const request = {
-    id: `${endpointKey(conn.endpoint)}/${job.vmid}`,
+    id: `${key}/${job.vmid}`,
     vm: label,
     ...(job.news.downtimeGroup !== undefined ? { group: job.news.downtimeGroup } : {}),
-    server: { key: endpointKey(conn.endpoint), endpoint: conn.endpoint },
+    server: { key, endpoint: conn.endpoint },
   };
   const place = await ctx.process.downtime.enter(request, ctx.downtime ?? NO_DOWNTIME_RULES, ctx.signal, (why) =>
     ctx.reporter.info(`VM ${label} waits for its place in the rollout: ${why}`),
