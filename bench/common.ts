@@ -23,7 +23,14 @@ import { engineEnv, ensureEngine, ROOT } from "../scripts/engine-env";
 export const QUICK = process.argv.includes("--quick");
 
 const PROGRAMS = path.join(ROOT, "bench", "programs");
-const WORK = path.join(ROOT, "bench", "out", "work");
+/**
+ * Where a program is copied to run against a checkout's build: inside that
+ * checkout, so that `go-pve-qemu-pulumi` resolves to its dist/ by package
+ * self-reference (this one's, or a baseline's: engine-overhead --baseline).
+ */
+function workIn(checkout: string): string {
+  return path.join(checkout, "bench", "out", "work");
+}
 const PASSPHRASE = "bench-passphrase";
 const STACK = "bench";
 
@@ -72,13 +79,18 @@ export async function newStack(
   program: "vms" | "noop" | "shaped",
   config: Record<string, string | number>,
   extraEnv: Record<string, string> = {},
+  checkout: string = ROOT,
 ): Promise<BenchStack> {
   const base = scratchDir();
-  fs.mkdirSync(WORK, { recursive: true });
-  const workDir = fs.mkdtempSync(path.join(WORK, `${program}-`));
+  const work = workIn(checkout);
+  fs.mkdirSync(work, { recursive: true });
+  const workDir = fs.mkdtempSync(path.join(work, `${program}-`));
   fs.cpSync(path.join(PROGRAMS, program), workDir, { recursive: true });
   const backendDir = fs.mkdtempSync(path.join(base, "backend-"));
   const env = { ...engineEnv({ backendDir, homeDir: path.join(base, "home"), passphrase: PASSPHRASE }), ...extraEnv };
+  // Another checkout's build: its resource plugin and its Node.js come first on PATH.
+  if (checkout !== ROOT)
+    env.PATH = [path.join(checkout, "bin"), path.join(checkout, "node_modules", ".bin"), env.PATH].join(path.delimiter);
   const stack = await LocalWorkspace.createOrSelectStack(
     { stackName: STACK, workDir },
     { envVars: env, pulumiCommand: await command() },
@@ -178,8 +190,8 @@ function plain(bag: Bag): Bag {
 }
 
 /** Removes program copies a crashed run left behind (tsc would compile them into dist/). */
-export function cleanWork(): void {
-  fs.rmSync(WORK, { recursive: true, force: true });
+export function cleanWork(checkout: string = ROOT): void {
+  fs.rmSync(workIn(checkout), { recursive: true, force: true });
 }
 
 /**
@@ -240,17 +252,23 @@ function describe(err: unknown): string {
  * process pays for cold file caches and the engine's first start. Not in
  * --quick, whose figures mean nothing anyway: it only proves each benchmark runs.
  */
-export async function warmUp(): Promise<void> {
+export async function warmUp(baseline?: string): Promise<void> {
   if (QUICK) return;
   const { startSimulator } = await import("../simulator");
   const sim = await startSimulator({ durationsZero: true, sshKey: true });
   try {
-    for (const [program, config] of [
-      ["noop", { count: 1 }],
-      ["vms", vmsConfig("dynamic", sim.url, { count: 1 })],
-      ["vms", vmsConfig("plugin", sim.url, { count: 1 })],
+    for (const [program, config, checkout] of [
+      ["noop", { count: 1 }, ROOT],
+      ["vms", vmsConfig("dynamic", sim.url, { count: 1 }), ROOT],
+      ["vms", vmsConfig("plugin", sim.url, { count: 1 }), ROOT],
+      ...(baseline
+        ? ([
+            ["vms", vmsConfig("dynamic", sim.url, { count: 1 }), baseline],
+            ["vms", vmsConfig("plugin", sim.url, { count: 1 }), baseline],
+          ] as const)
+        : []),
     ] as const) {
-      const s = await newStack(program, config);
+      const s = await newStack(program, config, {}, checkout);
       try {
         await s.up();
       } finally {

@@ -11,18 +11,24 @@
 // same kind of backend, a fresh stack (and a fresh simulator) for every run.
 // A fourth column runs the same Vms through the resource plugin (the plugin
 // way in): beside the floor, the shaped resources and the dynamic provider's Vm.
+// With --baseline DIR, two more columns run the same Vms on both ways in through
+// another checkout's build (an earlier commit, set up and built), interleaved
+// with the rest, so that "no worse than before" is measured side by side in one
+// run rather than across two runs on a noisy machine.
 //
 // Run: `npm run build && node dist/bench/engine-overhead.js [--quick] [--reps N] [--ns 10,100]
-//       [--profile DIR]` (--profile: CPU profiles of every Node.js process the engine starts,
-//       through NODE_OPTIONS and profile-hook.ts, in DIR/<floor|vm>-n<N>/; summarise one
-//       folder with dist/bench/profile-top.js DIR/vm-n100).
+//       [--profile DIR] [--baseline DIR]` (--profile: CPU profiles of every Node.js process the
+//       engine starts, through NODE_OPTIONS and profile-hook.ts, in DIR/<floor|vm>-n<N>/; summarise
+//       one folder with dist/bench/profile-top.js DIR/vm-n100).
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { execFileSync } from "node:child_process";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { startSimulator } from "../simulator";
 import {
   QUICK,
   aim,
+  cleanWork,
   cpuMs,
   warmUp,
   median,
@@ -40,8 +46,18 @@ const REPS = repsArg(QUICK ? 1 : 5);
 const PROFILE = stringArg("--profile");
 const OPS = ["up", "refresh", "preview"] as const;
 type Op = (typeof OPS)[number];
-type Kind = "floor" | "shaped" | "vm" | "plugin";
-const KINDS: readonly Kind[] = ["floor", "shaped", "vm", "plugin"];
+const BASELINE = baselineArg();
+/** The baseline's Vms on each way in: `vm-base` (dynamic provider), `plugin-base` (resource plugin). */
+type Kind = "floor" | "shaped" | "vm" | "plugin" | "vm-base" | "plugin-base";
+const KINDS: readonly Kind[] = [
+  "floor",
+  "shaped",
+  "vm",
+  "plugin",
+  ...(BASELINE ? (["vm-base", "plugin-base"] as const) : []),
+];
+const VM_KINDS: ReadonlySet<Kind> = new Set(["vm", "plugin", "vm-base", "plugin-base"]);
+const PLUGIN_KINDS: ReadonlySet<Kind> = new Set(["plugin", "plugin-base"]);
 /** The aim: each operation on N Vms within this factor of the same operation on N no-op resources. */
 const AIM_RATIO = 1.2;
 /** The aim: `up`'s cost per VM of the last segment within this factor of the first segment's. */
@@ -62,6 +78,27 @@ function repsArg(fallback: number): number {
 function stringArg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+/** --baseline DIR: a checkout of this repository whose dist/ is built (its commit is printed). */
+function baselineArg(): { dir: string; commit: string } | undefined {
+  const given = stringArg("--baseline");
+  if (given === undefined) return undefined;
+  const dir = path.resolve(given);
+  const pkg = path.join(dir, "package.json");
+  const name = fs.existsSync(pkg) ? (JSON.parse(fs.readFileSync(pkg, "utf8")) as { name?: string }).name : undefined;
+  if (name !== "go-pve-qemu-pulumi" || !fs.existsSync(path.join(dir, "dist", "provider", "plugin", "entry.js")))
+    throw new Error(
+      `--baseline ${given}: not a built checkout of go-pve-qemu-pulumi (package.json and dist/ wanted; ` +
+        `git worktree add DIR <commit>, then in DIR: GO_PVE_QEMU_SETUP_ENGINE=0 bash scripts/setup.sh)`,
+    );
+  let commit = "unknown commit";
+  try {
+    commit = execFileSync("git", ["-C", dir, "log", "-1", "--format=%h %s"], { encoding: "utf8" }).trim();
+  } catch {
+    // Not a git checkout: the folder alone names it.
+  }
+  return { dir, commit };
 }
 
 function listArg(name: string): number[] | undefined {
@@ -124,15 +161,20 @@ function delta(before: Record<string, number>, after: Record<string, number>): R
 }
 
 async function run(kind: Kind, n: number, template: VmStateTemplate): Promise<Run> {
-  const sim =
-    kind === "vm" || kind === "plugin" ? await startSimulator({ durationsZero: true, sshKey: true }) : undefined;
+  const sim = VM_KINDS.has(kind) ? await startSimulator({ durationsZero: true, sshKey: true }) : undefined;
   const env: Record<string, string> = kind === "shaped" ? { BENCH_VM_STATE: JSON.stringify(template) } : {};
   if (PROFILE) {
     env.NODE_OPTIONS = `--require ${path.join(__dirname, "profile-hook.js")}`;
     env.GPQ_PROFILE_DIR = path.resolve(PROFILE, `${kind}-n${n}`);
   }
+  const checkout = kind.endsWith("-base") ? BASELINE?.dir : undefined;
   const s = sim
-    ? await newStack("vms", vmsConfig(kind === "plugin" ? "plugin" : "dynamic", sim.url, { count: n }), env)
+    ? await newStack(
+        "vms",
+        vmsConfig(PLUGIN_KINDS.has(kind) ? "plugin" : "dynamic", sim.url, { count: n }),
+        env,
+        checkout,
+      )
     : await newStack(kind === "shaped" ? "shaped" : "noop", { count: n }, env);
   try {
     const requests = (): Record<string, number> => ({ ...(sim?.stats().requests ?? {}) });
@@ -182,21 +224,43 @@ async function captureTemplate(): Promise<VmStateTemplate> {
   }
 }
 
+/** One aim's figure: `<name>` measured `value`, aimed at `<= bound`. */
+interface Figure {
+  name: string;
+  value: number;
+  bound: number;
+}
+
+/**
+ * The baseline's figure of each aim beside this checkout's, from the same
+ * repetitions: `BASELINE <name>: measured <baseline> this <mine> <verdict>`.
+ * Not aims of their own: what a change did to each one.
+ */
+function printBaselineFigures(mine: readonly Figure[], base: readonly Figure[]): void {
+  console.log("");
+  console.log(`  each aim's figure for the baseline (${BASELINE?.commit}), from the same repetitions:`);
+  for (const [i, b] of base.entries()) {
+    const m = mine[i]!;
+    const verdict = m.value <= b.value ? "no worse" : `worse by ${(m.value - b.value).toFixed(2)}`;
+    console.log(`  BASELINE ${b.name}: measured ${b.value.toFixed(2)} this ${m.value.toFixed(2)} ${verdict}`);
+  }
+}
+
 async function main(): Promise<void> {
   console.log(
     `engine overhead: on a fresh stack of N Vms (simulator, every step 0 ms, auto VMIDs, default --parallel): ` +
       `up, then refresh, then preview; vs the same on N no-op dynamic resources (floor) and on N no-op resources carrying a Vm's state (shaped); ` +
       `${REPS} interleaved repetition(s), medians` +
-      `${QUICK ? " (--quick)" : ""}${PROFILE ? `; CPU profiles in ${PROFILE}` : ""}`,
+      `${QUICK ? " (--quick)" : ""}${PROFILE ? `; CPU profiles in ${PROFILE}` : ""}` +
+      `${BASELINE ? `; beside a baseline: ${BASELINE.dir} (${BASELINE.commit})` : ""}`,
   );
-  await warmUp();
+  if (BASELINE) cleanWork(BASELINE.dir);
+  await warmUp(BASELINE?.dir);
   const template = await captureTemplate();
-  const runs: Record<Kind, Map<number, Run[]>> = {
-    floor: new Map(NS.map((n) => [n, []])),
-    shaped: new Map(NS.map((n) => [n, []])),
-    vm: new Map(NS.map((n) => [n, []])),
-    plugin: new Map(NS.map((n) => [n, []])),
-  };
+  const runs = Object.fromEntries(KINDS.map((kind) => [kind, new Map(NS.map((n) => [n, [] as Run[]]))])) as Record<
+    Kind,
+    Map<number, Run[]>
+  >;
   for (let r = 0; r < REPS; r++) {
     for (const n of NS) {
       // The order rotates with each repetition: drift on a shared machine hits every kind alike.
@@ -242,6 +306,25 @@ async function main(): Promise<void> {
       );
     }
   };
+  /**
+   * This checkout's Vms beside the baseline's, on each way in, paired: the
+   * direct answer to "is it slower than before", the rest of the run's noise
+   * cancelled repetition by repetition.
+   */
+  const printBaseline = (op: Op): void => {
+    console.log(
+      `    ${"N".padStart(3)}  ${"baseline Vm (median [runs])".padEnd(34)}  ${"Vm/base".padStart(7)}  ${"CPU".padStart(5)}  ` +
+        `${"baseline plugin Vm (median [runs])".padEnd(34)}  ${"plugin/base".padStart(11)}  ${"CPU".padStart(5)}`,
+    );
+    for (const n of NS) {
+      console.log(
+        `    ${String(n).padStart(3)}  ${spread(ms("vm-base", op, n)).padEnd(34)}  ` +
+          `${pairedOf("vm", "vm-base", op, n).toFixed(2).padStart(7)}  ${(cpu("vm", op, n) / cpu("vm-base", op, n)).toFixed(2).padStart(5)}  ` +
+          `${spread(ms("plugin-base", op, n)).padEnd(34)}  ` +
+          `${pairedOf("plugin", "plugin-base", op, n).toFixed(2).padStart(11)}  ${(cpu("plugin", op, n) / cpu("plugin-base", op, n)).toFixed(2).padStart(5)}`,
+      );
+    }
+  };
   const lo = NS[0]!;
   const hi = NS[NS.length - 1]!;
 
@@ -276,6 +359,7 @@ async function main(): Promise<void> {
       );
     }
     printPlugin(op);
+    if (BASELINE) printBaseline(op);
     // Linear growth: the slope of each segment is about the same.
     const show = (kind: Kind): string => segs.map(([a, b]) => `${a}->${b} ${msStr(slope(kind, op, a, b))}`).join(", ");
     if (segs.length > 0) {
@@ -335,32 +419,33 @@ async function main(): Promise<void> {
   );
   console.log("");
   // The ratio aims take the paired ratio (see `paired`); the tables show the ratio of medians too.
-  for (const op of OPS) for (const n of NS) aim(`engine-overhead-${op}-n${n}`, paired(op, n), "<=", AIM_RATIO);
-  if (segs.length >= 2) {
-    const [a, b] = segs[0]!;
-    const [c, d] = segs[segs.length - 1]!;
-    aim(
-      `engine-overhead-up-flat-${c}-${d}-vs-${a}-${b}`,
-      slope("vm", "up", c, d) / slope("vm", "up", a, b),
-      "<=",
-      AIM_FLAT,
-    );
-  }
-  // What the provider's own work adds to the engine's cost of a Vm's state: the shaped runs carry that state.
-  for (const op of SHARE_OPS)
-    aim(`engine-overhead-${op}-provider-share-n${hi}`, pairedOf("vm", "shaped", op, hi), "<=", AIM_PROVIDER_SHARE);
-  // The same aims for the resource plugin, side by side (its share against the same shaped resources, see printPlugin).
-  for (const op of OPS)
-    for (const n of NS) aim(`engine-overhead-plugin-${op}-n${n}`, pairedOf("plugin", "floor", op, n), "<=", AIM_RATIO);
-  for (const op of SHARE_OPS)
-    aim(
-      `engine-overhead-plugin-${op}-provider-share-n${hi}`,
-      pairedOf("plugin", "shaped", op, hi),
-      "<=",
-      AIM_PROVIDER_SHARE,
-    );
-  const refreshReqs = median(runs.vm.get(hi)!.map((x) => total(x.ops.refresh.requests))) / hi;
-  aim(`engine-overhead-refresh-requests-per-vm-n${hi}`, refreshReqs, "<=", AIM_REFRESH_REQUESTS);
+  const figures = (vm: Kind, plugin: Kind): Figure[] => {
+    const out: Figure[] = [];
+    const add = (name: string, value: number, bound: number): void => {
+      out.push({ name, value, bound });
+    };
+    for (const op of OPS)
+      for (const n of NS) add(`engine-overhead-${op}-n${n}`, pairedOf(vm, "floor", op, n), AIM_RATIO);
+    if (segs.length >= 2) {
+      const [a, b] = segs[0]!;
+      const [c, d] = segs[segs.length - 1]!;
+      add(`engine-overhead-up-flat-${c}-${d}-vs-${a}-${b}`, slope(vm, "up", c, d) / slope(vm, "up", a, b), AIM_FLAT);
+    }
+    // What the provider's own work adds to the engine's cost of a Vm's state: the shaped runs carry that state.
+    for (const op of SHARE_OPS)
+      add(`engine-overhead-${op}-provider-share-n${hi}`, pairedOf(vm, "shaped", op, hi), AIM_PROVIDER_SHARE);
+    // The same aims for the resource plugin, side by side (its share against the same shaped resources, see printPlugin).
+    for (const op of OPS)
+      for (const n of NS) add(`engine-overhead-plugin-${op}-n${n}`, pairedOf(plugin, "floor", op, n), AIM_RATIO);
+    for (const op of SHARE_OPS)
+      add(`engine-overhead-plugin-${op}-provider-share-n${hi}`, pairedOf(plugin, "shaped", op, hi), AIM_PROVIDER_SHARE);
+    const refreshReqs = median(runs[vm].get(hi)!.map((x) => total(x.ops.refresh.requests))) / hi;
+    add(`engine-overhead-refresh-requests-per-vm-n${hi}`, refreshReqs, AIM_REFRESH_REQUESTS);
+    return out;
+  };
+  const mine = figures("vm", "plugin");
+  for (const f of mine) aim(f.name, f.value, "<=", f.bound);
+  if (BASELINE) printBaselineFigures(mine, figures("vm-base", "plugin-base"));
   // Vm/shaped is the provider's own share only while the shaped resources hold what a Vm holds:
   // a Vm that comes to store more (a new input, a new dependency) would count as the provider's work.
   if (Math.abs(fidelity - 1) > SHAPED_STATE_TOLERANCE)

@@ -80,8 +80,10 @@ async function run(withJournal: boolean): Promise<Run> {
   // One journal for the run, as the provider process has one.
   const journal = withJournal ? { journal: fileJournal(path.join(dir, "installs")) } : {};
   const quiet = (): void => undefined;
+  // One scope for the run, as the provider process has one: the installs coordinate through it (VMIDs, names).
+  const scope = new ProcessScope();
   const ctx = (i: number): LifecycleContext => ({
-    process: new ProcessScope(),
+    process: scope,
     reporter: { info: quiet, warn: quiet, debug: quiet },
     client: () => client,
     connectionDefaults: { endpoint: sim.url },
