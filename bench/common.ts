@@ -257,17 +257,11 @@ export async function warmUp(baseline?: string): Promise<void> {
   const { startSimulator } = await import("../simulator");
   const sim = await startSimulator({ durationsZero: true, sshKey: true });
   try {
-    for (const [program, config, checkout] of [
-      ["noop", { count: 1 }, ROOT],
-      ["vms", vmsConfig("dynamic", sim.url, { count: 1 }), ROOT],
-      ["vms", vmsConfig("plugin", sim.url, { count: 1 }), ROOT],
-      ...(baseline
-        ? ([
-            ["vms", vmsConfig("dynamic", sim.url, { count: 1 }), baseline],
-            ["vms", vmsConfig("plugin", sim.url, { count: 1 }), baseline],
-          ] as const)
-        : []),
-    ] as const) {
+    // This checkout's programs, and the baseline's Vms on both ways in (engine-overhead --baseline).
+    const vms = (checkout: string) =>
+      WAYS_IN.map((via) => ["vms", vmsConfig(via, sim.url, { count: 1 }), checkout] as const);
+    const stacks = [["noop", { count: 1 }, ROOT] as const, ...vms(ROOT), ...(baseline ? vms(baseline) : [])];
+    for (const [program, config, checkout] of stacks) {
       const s = await newStack(program, config, {}, checkout);
       try {
         await s.up();

@@ -22,7 +22,6 @@
 //       one folder with dist/bench/profile-top.js DIR/vm-n100).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { execFileSync } from "node:child_process";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { startSimulator } from "../simulator";
 import {
@@ -40,13 +39,14 @@ import {
   vmsConfig,
 } from "./common";
 import type { VmStateTemplate } from "./common";
+import { baselineArg, printBaselineFigures, type Figure } from "./baseline";
 
 const NS = listArg("--ns") ?? (QUICK ? [2, 5] : [10, 25, 50, 100]);
 const REPS = repsArg(QUICK ? 1 : 5);
 const PROFILE = stringArg("--profile");
 const OPS = ["up", "refresh", "preview"] as const;
 type Op = (typeof OPS)[number];
-const BASELINE = baselineArg();
+const BASELINE = baselineArg(stringArg("--baseline"));
 /** The baseline's Vms on each way in: `vm-base` (dynamic provider), `plugin-base` (resource plugin). */
 type Kind = "floor" | "shaped" | "vm" | "plugin" | "vm-base" | "plugin-base";
 const KINDS: readonly Kind[] = [
@@ -78,27 +78,6 @@ function repsArg(fallback: number): number {
 function stringArg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-/** --baseline DIR: a checkout of this repository whose dist/ is built (its commit is printed). */
-function baselineArg(): { dir: string; commit: string } | undefined {
-  const given = stringArg("--baseline");
-  if (given === undefined) return undefined;
-  const dir = path.resolve(given);
-  const pkg = path.join(dir, "package.json");
-  const name = fs.existsSync(pkg) ? (JSON.parse(fs.readFileSync(pkg, "utf8")) as { name?: string }).name : undefined;
-  if (name !== "go-pve-qemu-pulumi" || !fs.existsSync(path.join(dir, "dist", "provider", "plugin", "entry.js")))
-    throw new Error(
-      `--baseline ${given}: not a built checkout of go-pve-qemu-pulumi (package.json and dist/ wanted; ` +
-        `git worktree add DIR <commit>, then in DIR: GO_PVE_QEMU_SETUP_ENGINE=0 bash scripts/setup.sh)`,
-    );
-  let commit = "unknown commit";
-  try {
-    commit = execFileSync("git", ["-C", dir, "log", "-1", "--format=%h %s"], { encoding: "utf8" }).trim();
-  } catch {
-    // Not a git checkout: the folder alone names it.
-  }
-  return { dir, commit };
 }
 
 function listArg(name: string): number[] | undefined {
@@ -221,28 +200,6 @@ async function captureTemplate(): Promise<VmStateTemplate> {
     return await vmStateTemplate(sim.url);
   } finally {
     await sim.close();
-  }
-}
-
-/** One aim's figure: `<name>` measured `value`, aimed at `<= bound`. */
-interface Figure {
-  name: string;
-  value: number;
-  bound: number;
-}
-
-/**
- * The baseline's figure of each aim beside this checkout's, from the same
- * repetitions: `BASELINE <name>: measured <baseline> this <mine> <verdict>`.
- * Not aims of their own: what a change did to each one.
- */
-function printBaselineFigures(mine: readonly Figure[], base: readonly Figure[]): void {
-  console.log("");
-  console.log(`  each aim's figure for the baseline (${BASELINE?.commit}), from the same repetitions:`);
-  for (const [i, b] of base.entries()) {
-    const m = mine[i]!;
-    const verdict = m.value <= b.value ? "no worse" : `worse by ${(m.value - b.value).toFixed(2)}`;
-    console.log(`  BASELINE ${b.name}: measured ${b.value.toFixed(2)} this ${m.value.toFixed(2)} ${verdict}`);
   }
 }
 
@@ -445,7 +402,7 @@ async function main(): Promise<void> {
   };
   const mine = figures("vm", "plugin");
   for (const f of mine) aim(f.name, f.value, "<=", f.bound);
-  if (BASELINE) printBaselineFigures(mine, figures("vm-base", "plugin-base"));
+  if (BASELINE) printBaselineFigures(BASELINE.commit, mine, figures("vm-base", "plugin-base"));
   // Vm/shaped is the provider's own share only while the shaped resources hold what a Vm holds:
   // a Vm that comes to store more (a new input, a new dependency) would count as the provider's work.
   if (Math.abs(fidelity - 1) > SHAPED_STATE_TOLERANCE)
