@@ -43,6 +43,8 @@ module.exports = tseslint.config(
         process: "readonly",
         __dirname: "readonly",
         console: "readonly",
+        setTimeout: "readonly",
+        setImmediate: "readonly",
       },
     },
     rules: {

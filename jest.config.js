@@ -3,6 +3,7 @@
 // per test tier (test/tiers.js says which file is in which): `jest
 // --selectProjects unit` runs one tier, plain `jest` every tier.
 const { TIERS, tierOf, testFiles } = require("./test/tiers");
+const runOptions = require("./test/support/run-options");
 
 const files = testFiles(__dirname);
 const untiered = files.filter((f) => tierOf(f) === undefined);
@@ -11,7 +12,8 @@ if (untiered.length > 0)
 
 /** What every tier runs with. */
 const shared = {
-  testEnvironment: "node",
+  // jest's node environment, which also ends whatever a test file started (test/support/environment.js).
+  testEnvironment: "<rootDir>/test/support/environment.js",
   roots: ["<rootDir>/test"],
   transform: {
     "^.+\\.ts$": ["@swc/jest", { jsc: { target: "es2023" } }],
@@ -33,5 +35,6 @@ module.exports = {
     testMatch: files.filter((f) => tierOf(f) === tier).map((f) => `<rootDir>/${f}`),
   })),
   testTimeout: 30_000,
+  ...runOptions,
   reporters: ["default", "<rootDir>/test/support/summary-line-reporter.js"],
 };

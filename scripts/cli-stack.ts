@@ -133,11 +133,18 @@ export async function newCliStack(opts: {
   };
 }
 
-/** The process exists (signal 0 asks without signalling). */
+/** The process runs: it exists (signal 0 asks without signalling) and has not exited. */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  // A process that has exited but not been waited for (its parent died: init reaps it, in its own time)
+  // still takes signals: it has ended all the same.
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
   } catch {
     return false;
   }

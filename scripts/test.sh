@@ -33,19 +33,37 @@ fi
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
+# Every process this run starts carries the run's mark in its environment
+# (test/support/environment.js adds each file's own): after jest, whatever
+# still carries it is named and killed, and fails the run, however jest ended.
+export GO_PVE_QEMU_TEST_RUN="run-$$-$(date +%s)"
+# (Under CI jest also stops after its first failed file: test/support/run-options.js.)
+run_jest() {
+  local rc=0
+  jest --ci "$@" || rc=$?
+  node test/support/processes.js sweep "GO_PVE_QEMU_TEST_RUN=$GO_PVE_QEMU_TEST_RUN" || rc=1
+  return "$rc"
+}
+
+# The tests mostly wait (timers, simulated time, the engine's own pauses)
+# rather than compute, and no two files share a simulator, a backend or a
+# port: more workers than cores cut the time, where jest would run one on a
+# 2-core machine. Four for the waiting tiers (their files last up to minutes
+# each), two for the unit tier (seconds each). A worker count given to jest wins.
+workers=()
+if ! [[ " $* " =~ \ (-w|-i|--maxWorkers|--runInBand)[=\ ] ]]; then
+  if [ "$tier" = unit ]; then workers=(--maxWorkers=2); else workers=(--maxWorkers=4); fi
+fi
+
 if [ -n "$tier" ]; then
-  workers=()
-  # The unit tests mostly wait (timers, simulated time) rather than compute:
-  # two workers halve the tier's time even on a 2-core machine, where jest
-  # would run one. A worker count given to jest wins.
-  if [ "$tier" = unit ] && ! [[ " $* " =~ \ (-w|-i|--maxWorkers|--runInBand)[=\ ] ]]; then workers=(--maxWorkers=2); fi
   echo "== tests: $tier"
   # --selectProjects last: it takes every word after it as a project name.
-  exec jest --ci "${workers[@]}" "$@" --selectProjects "$tier"
+  run_jest "${workers[@]}" "$@" --selectProjects "$tier"
+  exit
 fi
 echo "== type check"
 tsc -p tsconfig.json --noEmit
 echo "== lint"
 npm run -s lint
 echo "== tests"
-exec jest --ci "$@"
+run_jest "${workers[@]}" "$@"

@@ -40,7 +40,7 @@ const RULES = [
   ["integration", /^test\/discover\/cli\.test\.ts$/],
   [
     "unit",
-    /^test\/(client|data|discover|lifecycle|package|plugin|recover|dynamic|core|engine|settings|layout|schema|simulator)\/[^/]+\.test\.ts$/,
+    /^test\/(client|data|discover|lifecycle|package|plugin|recover|dynamic|core|engine|settings|layout|schema|simulator|support)\/[^/]+\.test\.ts$/,
   ],
   ["unit", /^test\/tiers\.test\.ts$/],
 ];

@@ -6,6 +6,7 @@
 // --expect-no-changes passes) and an `up` is quick, its warnings naming one
 // settle time per VM that no run moves; with the bounds shortened, the next
 // `up` records every VM confirmed.
+import { until } from "../e2e/ctrl-c";
 import { yamlDriver } from "./drivers";
 import { newConsumer, type Consumer } from "./harness";
 
@@ -32,7 +33,9 @@ test("one Ctrl-C early in three installs, then up at once: it succeeds, no orpha
   const { sim } = consumer;
 
   const first = consumer.start("up");
-  await until(() => sim.stats().installsStarted > 0);
+  // Once the server has b's install (pinned VMID 171): an install journaled but not yet sent when the
+  // Ctrl-C lands is waited for up to the image-download bound (test/e2e/ctrl-c.ts, pinnedInstallBegun).
+  await until(() => sim.installs().some((i) => i.vmid === 171), "VM b's install on the server");
   await new Promise((r) => setTimeout(r, 3_000));
   // at least one install has not reached "creating VM"
   expect(sim.vms().length).toBeLessThan(3);
@@ -52,7 +55,7 @@ test("one Ctrl-C early in three installs, then up at once: it succeeds, no orpha
   expect(ids).toHaveLength(3);
   expect(new Set(ids).size).toBe(3);
   expect(ids).toContain(171);
-  await until(() => sim.vms().length >= 3);
+  await until(() => sim.vms().length >= 3, "the server's three VMs");
   expect(
     sim
       .vms()
@@ -101,12 +104,3 @@ test("one Ctrl-C early in three installs, then up at once: it succeeds, no orpha
   }
   expect((await consumer.run("preview")).code).toBe(0);
 });
-
-/** Polls until `f` answers something truthy (the test's own timeout bounds it). */
-async function until<T>(f: () => T | undefined | false): Promise<T> {
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -4,23 +4,15 @@
 // pending operation. Once the server has finished, a preview plans nothing
 // and an `up` is quick, each warning naming one settle time that no run
 // moves; with the bounds shortened, the next `up` records every VM
-// confirmed. After two Ctrl-Cs on the dynamic provider, the next `up` has
-// every VM's IP in its outputs. (The YAML program on the plugin:
-// test/consumers/yaml-ctrl-c.test.ts.)
-import { upWithRecovery } from "../../provider/recover";
-import { doubleCtrlC, until } from "./ctrl-c";
-import { BOTH_WAYS_IN, newFleet, orphans, type Fleet } from "./harness";
+// confirmed. (Two Ctrl-Cs: ctrl-c-twice.test.ts; the YAML program on the
+// plugin: test/consumers/yaml-ctrl-c.test.ts.)
+import { THREE, expectStateIsServer, pinnedInstallBegun, until } from "./ctrl-c";
+import { BOTH_WAYS_IN, newFleet, type Fleet } from "./harness";
 
 jest.setTimeout(600_000);
 
 let fleet: Fleet;
 afterEach(() => fleet?.dispose());
-
-const THREE = {
-  a: { os: "ubuntu", version: "24.04" },
-  b: { os: "ubuntu", version: "24.04", name: "b", vmid: 171 },
-  c: { os: "debian", version: "12" },
-};
 
 /** The settle time each warning names, by VM label. */
 function settleTimes(output: string): Map<string, Set<string>> {
@@ -31,15 +23,6 @@ function settleTimes(output: string): Map<string, Set<string>> {
   return times;
 }
 
-function expectStateIsServer(f: Fleet): void {
-  const ids = Object.values(f.resources()).map((r) => Number(r.id));
-  expect(ids).toHaveLength(3);
-  expect(new Set(ids).size).toBe(3);
-  expect(ids).toContain(171);
-  expect(orphans(f)).toEqual([]);
-  expect(f.pendingOperations()).toEqual([]);
-}
-
 describe.each(BOTH_WAYS_IN)("on the %s provider", (via) => {
   test("one Ctrl-C early in three installs, then up at once; then a clean preview, a quick up, and confirmation after the bound", async () => {
     // Installs of about 90 s: the Ctrl-C comes during the image downloads.
@@ -48,7 +31,7 @@ describe.each(BOTH_WAYS_IN)("on the %s provider", (via) => {
     await fleet.setSetting("pollIntervalMs", "500");
     const abort = new AbortController();
     const first = fleet.up({ signal: abort.signal });
-    await until(() => fleet.sim.stats().installsStarted > 0);
+    await until(() => pinnedInstallBegun(fleet), "VM b's install on the server");
     await new Promise((r) => setTimeout(r, 3_000));
     expect(fleet.sim.vms().length).toBeLessThan(3); // at least one install has not reached "creating VM"
     abort.abort(); // the Automation API's abort: SIGINT to pulumi, as one Ctrl-C
@@ -92,20 +75,4 @@ describe.each(BOTH_WAYS_IN)("on the %s provider", (via) => {
     expect((await fleet.preview()).changeSummary).toEqual({ same: fleet.others + 3 });
     expectStateIsServer(fleet);
   });
-});
-
-test("two Ctrl-Cs early in three installs on the dynamic provider: the next up takes each over, every IP in the outputs", async () => {
-  fleet = await newFleet({ speed: 2 });
-  await fleet.setVms(THREE);
-  await fleet.setSetting("pollIntervalMs", "500");
-  await doubleCtrlC(fleet, () => fleet.sim.stats().installsStarted > 0 && fleet.sim.vms().length < 3);
-  expect(fleet.pendingOperations().length).toBeGreaterThan(0);
-  const next = await upWithRecovery(fleet.stack, {});
-  expect(next.summary.result).toBe("succeeded");
-  await until(() => fleet.sim.vms().length >= 3);
-  expectStateIsServer(fleet);
-  for (const r of Object.values(fleet.resources())) expect(r.outputs.ip).toMatch(new RegExp(`\\.${r.id}$`));
-  fleet.sim.settings({ speed: 2000 });
-  await fleet.sim.idle();
-  expect((await fleet.preview()).changeSummary).toEqual({ same: fleet.others + 3 });
 });
