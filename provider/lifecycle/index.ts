@@ -8,7 +8,6 @@ export { check, ServerChecks } from "./check";
 // The data sources and discover fail as the checks warn: `the go-pve-qemu server at <url> cannot be reached (...)`.
 export { describe as listProblem } from "./check";
 export { diff } from "./plan";
-export type { ChangeKind } from "./plan";
 export { create } from "./create";
 export { foreseeSettle, read } from "./read";
 export { update } from "./update";

@@ -3,7 +3,7 @@
 // where its declaration says. (The descriptions and the README's table
 // against it: test/package/input-table.test.ts.)
 import { INPUT_BEHAVIOUR, VmInputsSchema } from "../../provider/lifecycle/model";
-import type { InputBehaviour, InputKey } from "../../provider/lifecycle/model";
+import type { InputBehaviour, InputKey } from "../../provider/lifecycle/model/input-behaviour";
 import { diff, UNKNOWN } from "../../provider/lifecycle";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
 import { inputs, stateOf } from "./fixtures";

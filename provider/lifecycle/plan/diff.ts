@@ -59,7 +59,7 @@ import type { Downtime } from "./downtime";
 import { vmLabel } from "../core";
 
 /** A changed key: something set where nothing was on record, something on record omitted, or a new value. */
-export type ChangeKind = "add" | "update" | "delete";
+type ChangeKind = "add" | "update" | "delete";
 
 export interface DiffResult {
   changes: boolean;
