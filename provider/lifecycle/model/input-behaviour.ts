@@ -1,7 +1,8 @@
 // How a change of each Vm input is made, declared once beside the input
 // schema. The diff takes from here which of its changed keys need a new VM
-// and which are updated; the README's input table says it per input; a test
-// holds the descriptions ("Changing it replaces the VM.") and the diff to it.
+// and which are updated; the README's input table says it per input, and
+// its check (lint) holds the descriptions to it ("Changing it replaces the
+// VM."); test/lifecycle/input-behaviour.test.ts holds the diff to it.
 // The record is keyed by the schema's keys with `satisfies`: an input added to
 // the schema without a behaviour here is a type error, and so is a behaviour
 // declared for an input the schema does not have.

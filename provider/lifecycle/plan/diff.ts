@@ -26,10 +26,10 @@
 // - A disk larger than asked for (grown outside Pulumi) is left alone: it
 //   cannot shrink; check rejects lowering the desired size.
 // - delete-before-replace when the new VM pins the same VMID (or one not yet
-//   known): both cannot exist at once. Said for an update too: the engine
-//   reads it only when it replaces, which a resource option (replaceOnChanges)
-//   may make of an update, and the same reasons hold then. A different pinned VMID, or none, is
-//   created first, then the old VM is deleted.
+//   known): both cannot exist at once. A different pinned VMID, or none, is
+//   created first, then the old VM is deleted. Said for an update too: the
+//   engine reads it only when it replaces, which a resource option
+//   (replaceOnChanges) may make of an update, and the same reasons hold then.
 // - delete-before-replace also when the new VM keeps this resource's derived
 //   name (derivedName; the glue passes the URN): created first, the new VM's
 //   create would find the old VM carrying the same name and take it for its
