@@ -14,6 +14,8 @@ import { SUPPORTED_VERSIONS } from "../provider/client/schemas";
 import { INPUT_KEYS, VmInputsSchema } from "../provider/lifecycle/model/inputs";
 import { LIMITS, PASSWORD_MIN, SERVER_DEFAULTS, defaultUser } from "../provider/lifecycle/model/input-rules";
 import type { DeclaredInputs } from "../provider/lifecycle/model/inputs";
+import { INPUT_BEHAVIOUR, REPLACES_THE_VM, inputsThat } from "../provider/lifecycle/model/input-behaviour";
+import type { InputBehaviour, InputKey } from "../provider/lifecycle/model/input-behaviour";
 import { generatePassword } from "../provider/lifecycle/model/password";
 import { ROOT } from "./engine-env";
 
@@ -23,8 +25,18 @@ const END = "<!-- inputs:end -->";
 interface Row {
   default: string;
   allowed: string;
+  /** how, beyond what the input's declared behaviour says (INPUT_BEHAVIOUR) */
   onChange: string;
 }
+
+/** The "on change" column's start: the input's declared behaviour (model/input-behaviour.ts). */
+const BEHAVIOUR_SAID: Record<InputBehaviour, string> = {
+  replace: "replace",
+  downtime: "update with downtime",
+  "in-place": "update",
+  "state-only": "update of the state only",
+  never: "never a change",
+};
 
 const code = (s: string | number): string => `\`${s}\``;
 const range = (l: { min: number; max?: number }): string =>
@@ -35,87 +47,87 @@ const ROWS = {
   os: {
     default: "required",
     allowed: Object.keys(SUPPORTED_VERSIONS).map(code).join(", "),
-    onChange: "replace",
+    onChange: "",
   },
   version: {
     default: "required",
     allowed: Object.entries(SUPPORTED_VERSIONS)
       .map(([os, versions]) => `${os} ${versions.map(code).join(" ")}`)
       .join("; "),
-    onChange: "replace",
+    onChange: "",
   },
   name: {
     default: "derived from the stack and resource (see [VM names](docs/vm-resource.md#vm-names-and-whose-vm-it-is))",
     allowed: `letters, digits, hyphens; at most ${LIMITS.nameMax} (the server names the VM \`<name>-<vmid>\`)`,
-    onChange: "replace",
+    onChange: "",
   },
   vmid: {
     default: "picked by the server",
     allowed: `${range(LIMITS.vmid)} (it is also the IP's last octet); one resource per VMID and server`,
-    onChange: "replace (delete first: the VMID is taken)",
+    onChange: "delete first (the VMID is taken)",
   },
   node: {
     default: "the server's node",
     allowed: "a node of the cluster (checked against the server's list at preview)",
-    onChange: "update: migration (`set/node`)",
+    onChange: "shutdown, migration (`set/node`), start",
   },
   cpu: {
     default: String(SERVER_DEFAULTS.cpu),
     allowed: range(LIMITS.cpu),
-    onChange: "update: shutdown, `set/cpu`, start",
+    onChange: "shutdown, `set/cpu`, start",
   },
   memoryMb: {
     default: String(SERVER_DEFAULTS.memoryMb),
     allowed: range(LIMITS.memoryMb),
-    onChange: "update: shutdown, `set/memory`, start",
+    onChange: "shutdown, `set/memory`, start",
   },
   diskGb: {
     default: String(SERVER_DEFAULTS.diskGb),
     allowed: `${range(LIMITS.diskGb)}; grow only`,
-    onChange: "update: shutdown, `set/disk` by the difference, start",
+    onChange: "shutdown, `set/disk` by the difference, start",
   },
   user: {
     default: `by OS (${Object.keys(SUPPORTED_VERSIONS)
       .map((os) => code(defaultUser(os)!))
       .join(", ")})`,
     allowed: `Linux user name, at most ${LIMITS.userMax}`,
-    onChange: "replace",
+    onChange: "",
   },
   password: {
     default: `a generated ${generatePassword().length}-character password`,
     allowed: `at least ${PASSWORD_MIN} characters, no control characters`,
-    onChange: "replace",
+    onChange: "",
   },
   storePassword: {
     default: "`true`",
     allowed: "`false` needs `password`",
-    onChange: "update: only state changes (the password leaves it, or is kept again)",
+    onChange: "the password leaves it, or is kept again",
   },
-  sshPublicKey: { default: "none", allowed: "an OpenSSH public key", onChange: "replace" },
-  running: { default: "`true`", allowed: "", onChange: "update: `start` or graceful `shutdown`" },
-  rebootTriggers: { default: "none", allowed: "any values", onChange: "update: `reboot` when the VM runs" },
+  sshPublicKey: { default: "none", allowed: "an OpenSSH public key", onChange: "" },
+  running: { default: "`true`", allowed: "", onChange: "`start` or graceful `shutdown`" },
+  rebootTriggers: { default: "none", allowed: "any values", onChange: "`reboot` when the VM runs" },
   connection: {
     default: "stack config, then environment",
     allowed: "", // filled in from the schema below
-    onChange: "update (never a replace)",
+    onChange: "state records the new connection (never a replace)",
   },
-  destroyOnCreateFailure: { default: "`false`", allowed: "", onChange: "never a change" },
+  destroyOnCreateFailure: { default: "`false`", allowed: "", onChange: "" },
   keepIncompleteInstall: {
     default: "`false`",
     allowed: "",
-    onChange: "never a change; `false` replaces a VM whose install failed (see below)",
+    onChange: "`false` replaces a VM whose install failed (see below)",
   },
   downtimeGroup: {
     default: "none",
     allowed: "a name: letters, digits and hyphens, at most 63",
-    onChange: "never a change; the provider's `downtimeBudgets` caps the group's VMs down at once",
+    onChange: "the provider's `downtimeBudgets` caps the group's VMs down at once",
   },
   allowDowntime: {
     default: "`true`",
     allowed: "",
-    onChange: "never a change; `false` refuses at preview a change that would take the running VM down",
+    onChange: "`false` refuses at preview a change that would take the running VM down",
   },
-  adopt: { default: "`false`", allowed: "needs `vmid`", onChange: "never a change (see below)" },
+  adopt: { default: "`false`", allowed: "needs `vmid`", onChange: "see below" },
 } satisfies Record<keyof DeclaredInputs, Row>;
 
 /** The JSON-ish type of a schema field: string, number, boolean, string[], object, or the enum's type. */
@@ -142,9 +154,35 @@ export function inputTable(): string {
     const field = VmInputsSchema.shape[key] as z.ZodType;
     // The secret mark is the input's zod metadata, which the package schema reads too.
     const type = `${field.meta()?.secret === true ? "secret " : ""}${typeOf(field)}`;
-    return `| ${code(key)} | ${type} | ${row.default} | ${allowed} | ${row.onChange} |`;
+    const onChange = BEHAVIOUR_SAID[INPUT_BEHAVIOUR[key]] + (row.onChange ? `: ${row.onChange}` : "");
+    return `| ${code(key)} | ${type} | ${row.default} | ${allowed} | ${onChange} |`;
   });
   return ["| input | type | default | allowed | on change |", "| --- | --- | --- | --- | --- |", ...rows].join("\n");
+}
+
+/** Each input's description, as its zod metadata says it. */
+function descriptions(): Record<InputKey, string> {
+  const of = (key: InputKey) => String((VmInputsSchema.shape[key] as z.ZodType).meta()?.description ?? "");
+  return Object.fromEntries(INPUT_KEYS.map((key) => [key, of(key)])) as Record<InputKey, string>;
+}
+
+/**
+ * Where the descriptions (which the SDKs carry) disagree with the declared
+ * behaviours: a replace input's says "Changing it replaces the VM.", no other
+ * one's does, and allowDowntime's names the downtime inputs. Written, not
+ * derived: the JSDoc beside each must repeat it word for word.
+ */
+export function behaviourMismatches(described = descriptions()): string[] {
+  const problems = INPUT_KEYS.flatMap((key) => {
+    const replace = INPUT_BEHAVIOUR[key] === "replace";
+    if (described[key].includes(REPLACES_THE_VM) === replace) return [];
+    const says = replace ? "does not say" : "says";
+    return [`${key}: declared ${INPUT_BEHAVIOUR[key]}, but its description ${says} "${REPLACES_THE_VM}"`];
+  });
+  const downtime = inputsThat("downtime").join(", ");
+  if (!described.allowDowntime.includes(`(${downtime})`))
+    problems.push(`allowDowntime: its description does not name the downtime inputs as declared: (${downtime})`);
+  return problems;
 }
 
 /** The README with its table replaced by the generated one, formatted as `prettier --write` would. */
@@ -171,10 +209,11 @@ async function main(): Promise<void> {
   const readme = fs.readFileSync(file, "utf8");
   const current = await withCurrentTable(readme, file);
   if (values.check) {
-    if (current !== readme) {
-      console.error(`${file}: the table of Vm inputs is not current; run \`npm run inputs-table\``);
-      process.exit(1);
-    }
+    const problems = behaviourMismatches().map((p) => `provider/lifecycle/model/inputs.ts: ${p}`);
+    if (current !== readme)
+      problems.push(`${file}: the table of Vm inputs is not current; run \`npm run inputs-table\``);
+    for (const p of problems) console.error(p);
+    if (problems.length > 0) process.exit(1);
     return;
   }
   if (current !== readme) fs.writeFileSync(file, current);

@@ -9,7 +9,7 @@ export type { CoreOptions } from "./provider-core";
 export type { Bag } from "./bag";
 export { PartialFailure, onWire } from "./partial-failure";
 export { check, create, diff, outputsOf, plain, read, remove, update } from "./vm-calls";
-export type { Checked, Diffed, ReadAnswer } from "./vm-calls";
+export type { Checked, Diffed, PropertyChange, ReadAnswer } from "./vm-calls";
 export { ClusterReadFailure } from "./cluster-reads";
 export { connectionKey } from "./clients";
 export { configIndex } from "./config-index";

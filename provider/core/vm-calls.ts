@@ -15,10 +15,17 @@ export interface Checked {
   failures: { property: string; reason: string }[];
 }
 
+/** How one changed key changes, and whether that needs a new VM, as the engine's detailed diff says it. */
+export type PropertyChange = "add" | "add-replace" | "update" | "update-replace" | "delete" | "delete-replace";
+
 export interface Diffed {
   changes: boolean;
   replaces: string[];
   deleteBeforeReplace: boolean;
+  /** the changed keys: the replaces, then the updates */
+  diffs: string[];
+  /** each changed key's change; the resource plugin tells the engine (the dynamic provider's host cannot) */
+  detailedDiff: Record<string, PropertyChange>;
 }
 
 /** A VM found by read: its id, its state as outputs, and the inputs a refresh corrects, if any. */
@@ -95,7 +102,16 @@ export async function diff(core: ProviderCore, id: string, urn: string, olds: Ba
     await core.finish(urn, Promise.resolve(core.log.reporter(urn).warn(d.downtime.sentence)));
     if (d.downtime.comesBack) await planDowntime(core, old, desired);
   }
-  return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace };
+  const detailedDiff = Object.fromEntries(
+    Object.entries(d.kinds).map(([key, kind]) => [key, d.replaces.includes(key) ? (`${kind}-replace` as const) : kind]),
+  );
+  return {
+    changes: d.changes,
+    replaces: d.replaces,
+    deleteBeforeReplace: d.deleteBeforeReplace,
+    diffs: [...d.replaces, ...d.update],
+    detailedDiff,
+  };
 }
 
 /**

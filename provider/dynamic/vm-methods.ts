@@ -20,7 +20,9 @@ export function dynamicVmMethods(c: core.ProviderCore) {
     },
     async diff(id: string, olds: Bag, news: Bag): Promise<pulumi.dynamic.DiffResult> {
       const n = split(news);
-      return core.diff(c, id, n.urn, split(olds).props, n.props);
+      // The dynamic provider's host passes on only these (not the changed keys, nor their kinds).
+      const { changes, replaces, deleteBeforeReplace } = await core.diff(c, id, n.urn, split(olds).props, n.props);
+      return { changes, replaces, deleteBeforeReplace };
     },
     async create(inputs: Bag): Promise<pulumi.dynamic.CreateResult> {
       const { props, urn, identity } = split(inputs);

@@ -9,6 +9,7 @@ import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { Bag, ProviderCore } from "../core";
 import { fromSdk } from "../engine";
 import { settingProblems } from "../settings";
+import { diffCall } from "./diff-rpc";
 import { invoke } from "./functions";
 import { PACKAGE, checkConfig, configure, diffConfig } from "./provider-config";
 import { unwrapSecrets } from "./wire-bags";
@@ -65,6 +66,7 @@ export function withConfigCalls(core: ProviderCore, sdkImpl: object): object {
       cb(err);
     }
   };
+  own.diff = diffCall(impl); // the Vm's Diff answered in full (changed keys, their kinds): diff-rpc.ts
   own.invoke = (call: Call<provproto.InvokeRequest>, cb: Callback) => {
     const req = call.request;
     invoke(core, req.getTok(), bagOf(req.getArgs()), req.getPreview()).then(

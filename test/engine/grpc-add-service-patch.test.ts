@@ -1,12 +1,13 @@
 // The contract of the one patch of the SDK's internals (provider/engine/
 // grpc-add-service-patch.ts): the plugin's gRPC server, started in this
-// process as the engine starts it, answers Configure, CheckConfig and Invoke
-// with this provider's own handlers over a real grpc-js client. An SDK
+// process as the engine starts it, answers Configure, CheckConfig, Invoke and
+// Diff with this provider's own handlers over a real grpc-js client. An SDK
 // upgrade that stops handing its provider object to grpc-js's addService,
 // or renames those methods, fails here in seconds.
 import type * as grpcType from "@grpc/grpc-js";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { configure, type ProviderCore } from "../../provider/core";
 import { ENGINE_UNKNOWN } from "../../provider/engine";
 import { fromSdk } from "../../provider/engine";
@@ -110,5 +111,124 @@ describe("Invoke is this provider's: the request's preview reaches the core", ()
     await expect(invoke("gopveqemu:index:getDisks", false)).rejects.toThrow(
       /unknown function gopveqemu:index:getDisks; this provider has gopveqemu:index:getNodes, gopveqemu:index:getVms/,
     );
+  });
+});
+
+describe("Diff is this provider's: the changed keys and each one's kind reach the engine", () => {
+  const VM_URN = "urn:pulumi:dev::proj::gopveqemu:index:Vm::web";
+  const secretOf = (value: unknown) => ({ [specialSigKey]: specialSecretSig, value });
+  /** A VM's state as the engine sends it back: the password and connection secrets. */
+  const olds = {
+    vmid: 120,
+    vmName: "web-120",
+    node: "pve1",
+    os: "ubuntu",
+    version: "24.04",
+    user: "ubuntu",
+    cpu: 2,
+    memoryMb: 2048,
+    diskGb: 16,
+    running: true,
+    password: secretOf("first-pass"),
+    connection: secretOf({ endpoint: "http://127.0.0.1:9", token: "t0ken" }),
+    inputs: { os: "ubuntu", version: "24.04", name: "web" },
+    installComplete: true,
+  };
+  const identity = secretOf("d".repeat(32));
+  /** A protobuf enum's name of a value (the generated enums have no reverse mapping). */
+  const nameOf = (e: object, v: number) => Object.entries(e).find(([, n]) => n === v)?.[0];
+  const diff = async (news: Record<string, unknown>, urn = VM_URN) => {
+    const req = new provproto.DiffRequest();
+    req.setId("120");
+    req.setUrn(urn);
+    req.setOlds(Struct.fromJavaScript(olds) as never);
+    req.setNews(Struct.fromJavaScript({ __stackIdentity: identity, ...news }) as never);
+    const res = await call<provproto.DiffRequest, provproto.DiffResponse>(client.diff, req);
+    const kinds: Record<string, string> = {};
+    res.getDetaileddiffMap().forEach((p, key) => {
+      kinds[key] = `${nameOf(provproto.PropertyDiff.Kind, p.getKind())}${p.getInputdiff() ? " (inputs)" : ""}`;
+    });
+    return {
+      changes: nameOf(provproto.DiffResponse.DiffChanges, res.getChanges()),
+      replaces: res.getReplacesList(),
+      diffs: res.getDiffsList(),
+      kinds,
+      hasDetailedDiff: res.getHasdetaileddiff(),
+      deleteBeforeReplace: res.getDeletebeforereplace(),
+    };
+  };
+  beforeAll(async () => {
+    const req = new provproto.ConfigureRequest();
+    req.setArgs(Struct.fromJavaScript({ endpoint: "http://127.0.0.1:9" }) as never);
+    await call<provproto.ConfigureRequest, provproto.ConfigureResponse>(client.configure, req);
+  });
+
+  test("replaces, updates, adds and deletes, from secret-wrapped values, with no key of the engine's", async () => {
+    const news = {
+      os: "ubuntu",
+      version: "22.04",
+      password: secretOf("second-pass"),
+      cpu: 4,
+      rebootTriggers: ["x"],
+      connection: secretOf({ token: "other-t0ken" }),
+    };
+    expect(await diff(news)).toEqual({
+      changes: "DIFF_SOME",
+      replaces: ["version", "name", "password"],
+      diffs: ["version", "name", "password", "cpu", "rebootTriggers", "connection"],
+      kinds: {
+        version: "UPDATE_REPLACE",
+        // the name on record is left out now; the state keeps no name of its own: compared with the inputs
+        name: "DELETE_REPLACE (inputs)",
+        password: "UPDATE_REPLACE",
+        cpu: "UPDATE",
+        rebootTriggers: "ADD (inputs)",
+        connection: "UPDATE",
+      },
+      hasDetailedDiff: true,
+      // no name given: the new VM would carry this resource's own mark, so the old one goes first
+      deleteBeforeReplace: true,
+    });
+  });
+
+  test("an update alone still says how a replace would be made (replaceOnChanges may make one of it)", async () => {
+    expect(await diff({ os: "ubuntu", version: "24.04", name: "web", cpu: 4 })).toEqual({
+      changes: "DIFF_SOME",
+      replaces: [],
+      diffs: ["cpu"],
+      kinds: { cpu: "UPDATE" },
+      hasDetailedDiff: true,
+      deleteBeforeReplace: false,
+    });
+    expect((await diff({ os: "ubuntu", version: "24.04", name: "web", vmid: 120, cpu: 4 })).deleteBeforeReplace).toBe(
+      true,
+    );
+  });
+
+  test("values not known yet (preview) are changes, a replace for a replace key", async () => {
+    const r = await diff({ os: "ubuntu", version: ENGINE_UNKNOWN, name: "web", cpu: ENGINE_UNKNOWN });
+    expect(r).toMatchObject({ changes: "DIFF_SOME", replaces: ["version"], diffs: ["version", "cpu"] });
+    expect(r.kinds).toEqual({ version: "UPDATE_REPLACE", cpu: "UPDATE" });
+  });
+
+  test("no change: DIFF_NONE, an empty detailed diff, still a detailed one", async () => {
+    expect(await diff({ os: "ubuntu", version: "24.04", name: "web", password: secretOf("first-pass") })).toEqual({
+      changes: "DIFF_NONE",
+      replaces: [],
+      diffs: [],
+      kinds: {},
+      hasDetailedDiff: true,
+      deleteBeforeReplace: false,
+    });
+  });
+
+  test("a resource of another type is refused, as by every other call", async () => {
+    // said on stderr too, as the SDK's own Diff does
+    const said = jest.spyOn(console, "error").mockImplementation(() => undefined);
+    await expect(diff({ os: "ubuntu" }, "urn:pulumi:dev::proj::gopveqemu:index:Disk::d")).rejects.toThrow(
+      /unknown resource type gopveqemu:index:Disk; this provider has gopveqemu:index:Vm/,
+    );
+    expect(said).toHaveBeenCalledWith(expect.stringContaining("unknown resource type gopveqemu:index:Disk"));
+    said.mockRestore();
   });
 });

@@ -2,7 +2,7 @@ import { diff, UNKNOWN } from "../../provider/lifecycle";
 import type { VmInputs, VmState } from "../../provider/lifecycle";
 import { ENDPOINT, inputs, stateOf } from "./fixtures";
 
-const none = { changes: false, replaces: [], deleteBeforeReplace: false, update: [] };
+const none = { changes: false, replaces: [], deleteBeforeReplace: false, update: [], kinds: {} };
 
 function d(state: VmState, news: VmInputs) {
   return diff(String(state.vmid), state, news);
@@ -115,6 +115,7 @@ describe("diff: replace", () => {
       replaces: ["version"],
       deleteBeforeReplace: true,
       update: [],
+      kinds: { version: "update" },
     });
     // a different pinned VMID: both can exist, create first
     expect(d(s, inputs({ vmid: 121 })).deleteBeforeReplace).toBe(false);
@@ -138,7 +139,14 @@ describe("diff: update in place", () => {
   ])("%s", (key, patch) => {
     const r = d(stateOf(inputs({ rebootTriggers: ["v1"] })), inputs({ rebootTriggers: ["v1"], ...patch }));
     const { downtime, ...rest } = r;
-    expect(rest).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false, update: [key] });
+    expect(rest).toEqual({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+      update: [key],
+      // triggers were on record; the others are the state's own values
+      kinds: { [key]: "update" },
+    });
     // what the server refuses while the VM runs shuts it down, and a reboot takes it down too (downtime.test.ts);
     // running: false is a shutdown asked for, not downtime that comes back
     expect(downtime?.comesBack === true).toBe(["cpu", "memoryMb", "diskGb", "node", "rebootTriggers"].includes(key));
@@ -164,6 +172,7 @@ describe("diff: update in place", () => {
       replaces: [],
       deleteBeforeReplace: false,
       update: ["connection"],
+      kinds: { connection: "update" },
     });
     expect(d(s, inputs({ connection: { token: "new-token" } })).update).toEqual(["connection"]);
   });

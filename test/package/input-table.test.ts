@@ -8,7 +8,8 @@ import { promisify } from "node:util";
 import { INPUT_KEYS } from "../../provider/lifecycle/model/inputs";
 import { LIMITS } from "../../provider/lifecycle/model/input-rules";
 import { ROOT } from "../../scripts/engine-env";
-import { inputTable } from "../../scripts/input-table";
+import { INPUT_BEHAVIOUR, REPLACES_THE_VM } from "../../provider/lifecycle/model/input-behaviour";
+import { behaviourMismatches, inputTable } from "../../scripts/input-table";
 
 const exec = promisify(execFile);
 const script = path.join(ROOT, "dist", "scripts", "input-table.js");
@@ -26,6 +27,51 @@ test("one row per input, in schema order, with the limits from LIMITS", () => {
   // Both secret marks come from the inputs' zod metadata.
   expect(row("connection")).toContain("secret object");
   expect(row("cpu")).not.toContain("secret");
+});
+
+test("the on-change column starts with each input's declared behaviour", () => {
+  const rows = inputTable().split("\n").slice(2);
+  const said = (key: string) =>
+    rows
+      .find((r) => r.startsWith(`| \`${key}\` `))!
+      .split("|")[5]!
+      .trim();
+  expect(said("os")).toBe("replace");
+  expect(said("vmid")).toBe("replace: delete first (the VMID is taken)");
+  expect(said("cpu")).toBe("update with downtime: shutdown, `set/cpu`, start");
+  expect(said("running")).toBe("update: `start` or graceful `shutdown`");
+  expect(said("storePassword")).toMatch(/^update of the state only: /);
+  expect(said("adopt")).toBe("never a change: see below");
+  for (const key of INPUT_KEYS) {
+    const start = {
+      replace: "replace",
+      downtime: "update with downtime",
+      "in-place": "update: ",
+      "state-only": "update of the state only",
+      never: "never a change",
+    }[INPUT_BEHAVIOUR[key]];
+    expect(said(key).startsWith(start)).toBe(true);
+  }
+});
+
+describe("the descriptions against the declared behaviours", () => {
+  test("agree as they are", () => {
+    expect(behaviourMismatches()).toEqual([]);
+  });
+
+  test("a replace input that does not say so, another that does, and a stale downtime list are each reported", () => {
+    const described = Object.fromEntries(INPUT_KEYS.map((k) => [k, ""])) as Record<(typeof INPUT_KEYS)[number], string>;
+    described.os = "The operating system.";
+    for (const k of ["version", "name", "vmid", "user", "password", "sshPublicKey"] as const)
+      described[k] = REPLACES_THE_VM;
+    described.cpu = `vCPUs. ${REPLACES_THE_VM}`;
+    described.allowDowntime = "false: a change that would shut it down (cpu, memoryMb) is refused.";
+    expect(behaviourMismatches(described)).toEqual([
+      `os: declared replace, but its description does not say "${REPLACES_THE_VM}"`,
+      `cpu: declared downtime, but its description says "${REPLACES_THE_VM}"`,
+      "allowDowntime: its description does not name the downtime inputs as declared: (cpu, memoryMb, diskGb, node, rebootTriggers)",
+    ]);
+  });
 });
 
 describe("the check (compiled script, as lint runs it)", () => {

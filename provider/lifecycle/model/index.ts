@@ -18,6 +18,8 @@ export {
   show,
   withoutCredentials,
 } from "./input-rules";
+export { INPUT_BEHAVIOUR } from "./input-behaviour";
+export type { ChangingInput } from "./input-behaviour";
 export { INPUT_KEYS, VmInputsSchema } from "./inputs";
 export type { ConnectionInput, DeclaredInputs, VmInputs } from "./inputs";
 export { defaultJournalDir, fileJournal } from "./journal";

@@ -4,8 +4,10 @@
 // limit the server revealed equals that limit, so a second `up` is a no-op.
 //
 // Decisions:
-// - Replace: os, version, name, vmid, user, password, sshPublicKey (only the
-//   install sets them).
+// - Which changed input is a replace and which an update is declared once,
+//   per input, in model/input-behaviour.ts: replace for os, version, name,
+//   vmid, user, password, sshPublicKey (only the install sets them). Each
+//   input's comparison is in compare.ts.
 // - An omitted password is never a change: a generated one is kept, and so is
 //   an explicit one the user later removes (the VM's password does not change
 //   by omitting it). A password is compared with the one on record, or with
@@ -25,7 +27,9 @@
 //   cannot shrink; check rejects lowering the desired size.
 // - delete-before-replace when the new VM pins the same VMID (or one not yet
 //   known): both cannot exist at once. A different pinned VMID, or none, is
-//   created first, then the old VM is deleted.
+//   created first, then the old VM is deleted. Said for an update too: the
+//   engine reads it only when it replaces, which a resource option
+//   (replaceOnChanges) may make of an update, and the same reasons hold then.
 // - delete-before-replace also when the new VM keeps this resource's derived
 //   name (derivedName; the glue passes the URN): created first, the new VM's
 //   create would find the old VM carrying the same name and take it for its
@@ -35,6 +39,8 @@
 //   gone before its successor exists.
 // - An UNKNOWN value (preview) is a change of that property, a replace for a
 //   replace property.
+// - Each changed key is an add (nothing on record), a delete (the inputs omit
+//   what was on record) or an update: the engine shows it so (kinds).
 // - A VM from an install that did not finish: a failed one (installComplete
 //   false) is replaced, like a tainted resource, since its initialisation may
 //   never have run; keepIncompleteInstall: true keeps it as it is. One whose
@@ -45,34 +51,26 @@
 //   without prior state, as adopt begins, has no version, user, password, key
 //   or triggers on record): no version or password on record is no change,
 //   the user is the OS's default user, and the key and triggers are none.
-import {
-  endpointKey,
-  LifecycleError,
-  derivedName,
-  LIMITS,
-  containsUnknown,
-  isUnknown,
-  passwordMatches,
-  nameFromVmName,
-  parseState,
-  nodeChange,
-  sizeChange,
-  targetRunning,
-  targetUser,
-  triggersChanged,
-} from "../model";
-import type { ConnectionInput, VmInputs, VmState } from "../model";
+import { INPUT_BEHAVIOUR, LifecycleError, VmStateSchema, derivedName, LIMITS, isUnknown, parseState } from "../model";
+import type { ChangingInput, VmInputs, VmState } from "../model";
+import { COMPARE, recordedName } from "./compare";
 import { downtimeOf, refuseDowntime } from "./downtime";
 import type { Downtime } from "./downtime";
 import { vmLabel } from "../core";
+
+/** A changed key: something set where nothing was on record, something on record omitted, or a new value. */
+type ChangeKind = "add" | "update" | "delete";
 
 export interface DiffResult {
   changes: boolean;
   /** input names whose change needs a new VM */
   replaces: string[];
+  /** a replace must delete the old VM first (said whenever there is a change: see the header) */
   deleteBeforeReplace: boolean;
   /** input names updated in place */
   update: string[];
+  /** each key of replaces and update: how it changed */
+  kinds: Record<string, ChangeKind>;
   /** the update takes the running VM down (a shutdown, a reboot): what preview says of it (downtimeOf) */
   downtime?: Downtime;
 }
@@ -88,8 +86,10 @@ interface DiffOptions {
 
 export function diff(id: string, olds: VmState, news: VmInputs, options: DiffOptions = {}): DiffResult {
   const old = parseState(olds, id);
-  const replaces = changed(replaceChanges(old, news));
-  const update = changed(updateChanges(old, news));
+  const changed = (Object.keys(COMPARE) as ChangingInput[]).filter((key) => COMPARE[key](old, news));
+  // The bucket is the declaration's: a replace input's change needs a new VM, any other one is an update.
+  const replaces: string[] = changed.filter((key) => INPUT_BEHAVIOUR[key] === "replace");
+  const update: string[] = changed.filter((key) => INPUT_BEHAVIOUR[key] !== "replace");
   const install = installOutcome(olds);
   if (install === "unconfirmed" && options.installHeld !== true) update.push("installState");
   else if (install === "failed" && news.keepIncompleteInstall !== true) replaces.push("installComplete");
@@ -99,11 +99,13 @@ export function diff(id: string, olds: VmState, news: VmInputs, options: DiffOpt
   const downtime = replaces.length === 0 && update.length > 0 ? downtimeOf(old, news) : undefined;
   if (downtime?.comesBack && news.allowDowntime === false)
     throw refuseDowntime(vmLabel(old.vmid, old.vmName), downtime.causes);
+  const changes = replaces.length > 0 || update.length > 0;
   return {
-    changes: replaces.length > 0 || update.length > 0,
+    changes,
     replaces,
-    deleteBeforeReplace: replaces.length > 0 && (pinsSameVmid || namedForThisResource(news.name, options.urn)),
+    deleteBeforeReplace: changes && (pinsSameVmid || namedForThisResource(news.name, options.urn)),
     update,
+    kinds: Object.fromEntries([...replaces, ...update].map((key) => [key, kindOf(key, old, news)])),
     ...(downtime !== undefined ? { downtime } : {}),
   };
 }
@@ -119,88 +121,30 @@ function namedForThisResource(name: string | undefined, urn: string | undefined)
   return urn !== undefined && urn !== "" && name === derivedName(urn, LIMITS.nameMax);
 }
 
-/** Each property with whether it changed, in the order the result lists them. */
-type Changes = Array<[key: string, changed: boolean]>;
-
-function changed(changes: Changes): string[] {
-  return changes.filter(([, c]) => c).map(([key]) => key);
-}
-
-/** The properties only the install sets: a change needs a new VM. */
-function replaceChanges(old: VmState, news: VmInputs): Changes {
-  const was = old.inputs ?? {};
-  const oldOs = was.os ?? old.os;
-  const oldVersion = was.version ?? old.version;
-  // A key is compared once inputs are on record.
-  const otherKey = old.inputs !== undefined && normKey(news.sshPublicKey) !== normKey(was.sshPublicKey);
-  return [
-    ["os", isUnknown(news.os) || (oldOs !== undefined && news.os !== oldOs)],
-    ["version", isUnknown(news.version) || (oldVersion !== undefined && news.version !== oldVersion)],
-    ["name", isUnknown(news.name) || nameChanged(old, news.name)],
-    ["vmid", isUnknown(news.vmid) || (news.vmid !== undefined && news.vmid !== old.vmid)],
-    ["user", isUnknown(news.user) || userChanged(old, oldOs, news)],
-    ["password", isUnknown(news.password) || isUnknown(news.passwordHash) || otherPassword(old, news)],
-    ["sshPublicKey", isUnknown(news.sshPublicKey) || otherKey],
-  ];
-}
-
 /**
- * An omitted password, or one not on record, is no change (see the header).
- * Either side may be a password or, with storePassword false, its hash (the
- * check keeps the stored hash while the password matches it).
+ * How a changed key changed, against the value on record: the state's own
+ * where it keeps the input's value (cpu, node, connection...), else the
+ * inputs as last applied. A key of the state alone (installComplete,
+ * installState) is an update.
  */
-function otherPassword(old: VmState, news: VmInputs): boolean {
-  if (news.password !== undefined) {
-    if (old.password !== undefined) return news.password !== old.password;
-    return old.passwordHash !== undefined && !passwordMatches(news.password, old.passwordHash);
-  }
-  if (news.passwordHash !== undefined) {
-    if (old.password !== undefined) return !passwordMatches(old.password, news.passwordHash);
-    return old.passwordHash !== undefined && news.passwordHash !== old.passwordHash;
-  }
-  return false;
+function kindOf(key: string, old: VmState, news: VmInputs): ChangeKind {
+  if (!(key in INPUT_BEHAVIOUR)) return "update";
+  const now = key === "password" ? (news.password ?? news.passwordHash) : news[key as keyof VmInputs];
+  const had = !none(recorded(key, old));
+  if (none(now) && !isUnknown(now)) return had ? "delete" : "update";
+  return had ? "update" : "add";
 }
 
-/** Against the recorded name input, or the one behind the real name of a state without inputs. */
-function nameChanged(old: VmState, name: string | undefined): boolean {
-  if (old.inputs === undefined && old.vmName === undefined) return false;
-  const oldName = old.inputs !== undefined ? old.inputs.name : nameFromVmName(old.vmName, old.vmid);
-  return (name || undefined) !== (oldName || undefined);
+function recorded(key: string, old: VmState): unknown {
+  if (key === "name") return recordedName(old);
+  if (key === "password") return old.password ?? old.passwordHash;
+  if (key in VmStateSchema.shape) return old[key as keyof VmState];
+  return (old.inputs as Record<string, unknown> | undefined)?.[key];
 }
 
-/** The login user the server would give, against the one the VM has. */
-function userChanged(old: VmState, oldOs: string | undefined, news: VmInputs): boolean {
-  const oldUser = old.user ?? targetUser(old.inputs?.user, oldOs);
-  const newOs = isUnknown(news.os) ? oldOs : news.os;
-  return oldUser !== undefined && targetUser(news.user, newOs) !== oldUser;
-}
-
-/** The properties changed in place. */
-function updateChanges(old: VmState, news: VmInputs): Changes {
-  const sizes = (["cpu", "memoryMb", "diskGb"] as const).map((key): [string, boolean] => [
-    key,
-    isUnknown(news[key]) || sizeChange(old, key, news[key]) !== undefined,
-  ]);
-  const otherPower = old.running !== undefined && targetRunning(news.running) !== old.running;
-  return [
-    ...sizes,
-    ["node", isUnknown(news.node) || nodeChange(old, news.node) !== undefined],
-    ["running", isUnknown(news.running) || otherPower],
-    ["rebootTriggers", containsUnknown(news.rebootTriggers) || triggersChanged(old, news.rebootTriggers)],
-    ["connection", connectionChanged(old, news.connection)],
-    ["storePassword", storageChanged(old, news)],
-  ];
-}
-
-/**
- * Where the password is kept changes: switched to storePassword false, the
- * stored password leaves state; switched back, a given password is stored
- * again. No server call either way: the VM keeps its password.
- */
-function storageChanged(old: VmState, news: VmInputs): boolean {
-  if (isUnknown(news.storePassword)) return true;
-  if (news.storePassword === false) return old.password !== undefined;
-  return old.passwordHash !== undefined && news.password !== undefined;
+/** No value: omitted, empty text, or an empty list (each the same as omitted). */
+function none(v: unknown): boolean {
+  return v === undefined || v === null || v === "" || (Array.isArray(v) && v.length === 0);
 }
 
 /** The replace would destroy the adopted VM first, and an adopting create cannot install a new one. */
@@ -220,27 +164,4 @@ function installOutcome(olds: VmState): "complete" | "failed" | "unconfirmed" {
   const raw = olds as VmState & { installState?: unknown };
   if (raw.installState === "unconfirmed") return "unconfirmed";
   return raw.installComplete === false ? "failed" : "complete";
-}
-
-function normKey(key: string | undefined): string | undefined {
-  const k = key?.trim();
-  return k === "" ? undefined : k;
-}
-
-/** Only fields set explicitly in the inputs count (see the header). */
-function connectionChanged(old: VmState, conn: ConnectionInput | undefined): boolean {
-  if (conn === undefined) return false;
-  if (containsUnknown(conn)) return true;
-  const stored = old.connection;
-  if (stored === undefined) return conn.endpoint !== undefined;
-  if (conn.endpoint !== undefined && endpointKey(conn.endpoint) !== endpointKey(stored.endpoint)) return true;
-  if (conn.token !== undefined && conn.token !== stored.token) return true;
-  if (conn.caCert !== undefined && conn.caCert !== stored.caCert) return true;
-  if (conn.headers !== undefined && !sameRecord(conn.headers, stored.headers ?? {})) return true;
-  return false;
-}
-
-function sameRecord(a: Record<string, string>, b: Record<string, string>): boolean {
-  const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 }
