@@ -11,6 +11,7 @@ import { fromSdk } from "../engine";
 import { settingProblems } from "../settings";
 import { invoke } from "./functions";
 import { PACKAGE, checkConfig, configure, diffConfig } from "./provider-config";
+import { withTimeoutCalls } from "./timeout-rpc";
 import { unwrapSecrets } from "./wire-bags";
 
 type Callback = (err: unknown, value?: unknown) => void;
@@ -84,6 +85,8 @@ export function withConfigCalls(core: ProviderCore, sdkImpl: object): object {
     }
     impl.configure.call(own, call as never, cb);
   };
+  // Create, Update and Delete stay the SDK's, with the request's customTimeouts passed on (timeout-rpc.ts).
+  withTimeoutCalls(core, impl, own);
   return own;
 }
 
