@@ -113,10 +113,11 @@ function message({ timeout, step, err }: Said, next: string): string {
   const where = step === undefined ? "before the operation reported a step" : `at "${step}"`;
   // A bare cancellation (the lifecycle's and the client's code for one) says nothing the headline does not.
   const bare = (err as { code?: unknown } | undefined)?.code === "GPQ_CANCELLED";
-  const answer = bare ? "" : `; ${err instanceof Error ? err.message : String(err)}`;
+  const answer = bare ? "" : ` The operation's own account: ${err instanceof Error ? err.message : String(err)}`;
+  // What happened and what comes next first: the operation's account can run to many lines (an install's last output).
   return (
-    `${timeoutName(timeout)} passed ${where}: the provider stopped following the server, which may carry on` +
-    `${answer}. Next: ${next}`
+    `${timeoutName(timeout)} passed ${where}: the provider stopped following the server, which may carry on. ` +
+    `Next: ${next}.${answer}`
   );
 }
 

@@ -166,9 +166,17 @@ async function readIn(
   };
 }
 
-/** The last look after a passed deadline: a read under the look's own signal. */
+/**
+ * The last look after a passed deadline: a read under the look's own signal.
+ * What a read says of the VM (a drift from the last known state: the
+ * operation's own doing, cut short) would mislead here: its lines go to debug.
+ */
 function lookAt(core: ProviderCore, id: string, urn: string, state: Bag): LastLook {
-  return (signal) => readIn(core, id, urn, state, core.lifecycleContext(urn, undefined, signal));
+  return (signal) => {
+    const ctx = core.lifecycleContext(urn, undefined, signal);
+    const debug = (msg: string) => ctx.reporter.debug(msg);
+    return readIn(core, id, urn, state, { ...ctx, reporter: { info: debug, warn: debug, debug } });
+  };
 }
 
 /** An update, bounded by its customTimeouts update when the engine sent one. */
