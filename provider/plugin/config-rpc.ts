@@ -7,11 +7,10 @@
 // the SDK's server object is engine/grpc-add-service-patch.ts.
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { Bag, ProviderCore } from "../core";
-import { fromSdk } from "../engine";
+import { fromSdk, withTimeoutCalls } from "../engine";
 import { settingProblems } from "../settings";
 import { invoke } from "./functions";
 import { PACKAGE, checkConfig, configure, diffConfig } from "./provider-config";
-import { withTimeoutCalls } from "./timeout-rpc";
 import { unwrapSecrets } from "./wire-bags";
 
 type Callback = (err: unknown, value?: unknown) => void;
@@ -85,9 +84,7 @@ export function withConfigCalls(core: ProviderCore, sdkImpl: object): object {
     }
     impl.configure.call(own, call as never, cb);
   };
-  // Create, Update and Delete stay the SDK's, with the request's customTimeouts passed on (timeout-rpc.ts).
-  withTimeoutCalls(core, impl, own);
-  return own;
+  return withTimeoutCalls(core.timeouts, impl, own); // Create, Update, Delete: the SDK's, given their customTimeouts
 }
 
 /** The provider's arguments; an engine that sends only the older `variables` map (`<pkg>:config:<key>`) is read too. */
