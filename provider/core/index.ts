@@ -16,5 +16,6 @@ export { configIndex } from "./config-index";
 export { newIdentity } from "./make-identity";
 export { dynamicHostCancelWatch, pluginCancelWatch } from "./process-cancel";
 export { watchCancel } from "./cancel-watch";
+export type { OperationTimeout, TimedOperation } from "./deadline";
 export type { CancelSources, CancelWatch } from "./cancel-watch";
 export type { LogTransport, Severity } from "./engine-log";

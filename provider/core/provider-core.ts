@@ -11,6 +11,7 @@ import * as lifecycle from "../lifecycle";
 import { DYNAMIC_NS, readSettings, type ProviderSettings } from "../settings";
 import type { CancelWatch } from "./cancel-watch";
 import { ClientPool } from "./clients";
+import { OperationTimeouts } from "./deadline";
 import { ClusterReads } from "./cluster-reads";
 import { EngineLog, type LogTransport } from "./engine-log";
 import { PasswordStash } from "./password-stash";
@@ -36,6 +37,8 @@ export class ProviderCore {
   readonly process = new lifecycle.ProcessScope();
   /** The data sources' snapshots of the cluster. */
   readonly clusters = new ClusterReads(this);
+  /** The customTimeouts the engine sent with the operations in progress (on the resource plugin). */
+  readonly timeouts = new OperationTimeouts();
   /**
    * The stack's identity the provider was configured with, on the resource
    * plugin (its provider inputs keep it); undefined before Configure, at a
@@ -132,12 +135,12 @@ export class ProviderCore {
   }
 
   /**
-   * The context of one operation. `signal` fires on what this process can
-   * observe of a cancelled deployment (see the cancel watch).
+   * The context of one operation. Its signal fires on what this process can
+   * observe of a cancelled deployment (see the cancel watch); `signal`, when
+   * given, is the operation's own, which also fires with that (a deadline's).
    */
-  lifecycleContext(urn: string, identity?: string): lifecycle.LifecycleContext {
+  lifecycleContext(urn: string, identity?: string, signal = this.cancel?.signal): lifecycle.LifecycleContext {
     const settings = this.settings();
-    const signal = this.cancel?.signal;
     return {
       reporter: this.log.reporter(urn),
       process: this.process,

@@ -8,6 +8,7 @@ import * as lifecycle from "../lifecycle";
 import type { Bag } from "./bag";
 import { PartialFailure } from "./partial-failure";
 import type { ProviderCore } from "./provider-core";
+import { timed, type LastLook } from "./timed-call";
 
 /** What the engine's check hands back: the inputs (the engine's unknowns restored), and each bad property. */
 export interface Checked {
@@ -142,24 +143,36 @@ function serverOf(news: lifecycle.VmInputs, old: lifecycle.VmState, defaults: li
   }
 }
 
-export async function create(
+/** A create, bounded by its customTimeouts create when the engine sent one (timed-call.ts). */
+export function create(
   core: ProviderCore,
   urn: string,
   inputs: Bag,
   identity?: string,
 ): Promise<{ id: string; state: Bag }> {
-  try {
-    const install = core.passwords.withPassword(inputs, urn) as lifecycle.VmInputs;
-    const { id, state } = await core.finish(urn, lifecycle.create(install, core.lifecycleContext(urn, identity)));
-    return { id, state: outputsOf(state) };
-  } catch (err) {
-    throw partial(err, (e) => e.id);
-  }
+  return timed(core, urn, "create", async (ctxOf) => {
+    try {
+      const install = core.passwords.withPassword(inputs, urn) as lifecycle.VmInputs;
+      const { id, state } = await core.finish(urn, lifecycle.create(install, ctxOf(identity)));
+      return { id, state: outputsOf(state) };
+    } catch (err) {
+      throw partial(err, (e) => e.id);
+    }
+  });
 }
 
 /** The VM as the server shows it; undefined when it is gone. */
-export async function read(core: ProviderCore, id: string, urn: string, state: Bag): Promise<ReadAnswer | undefined> {
-  const ctx = core.lifecycleContext(urn);
+export function read(core: ProviderCore, id: string, urn: string, state: Bag): Promise<ReadAnswer | undefined> {
+  return readIn(core, id, urn, state, core.lifecycleContext(urn));
+}
+
+async function readIn(
+  core: ProviderCore,
+  id: string,
+  urn: string,
+  state: Bag,
+  ctx: lifecycle.LifecycleContext,
+): Promise<ReadAnswer | undefined> {
   const result = await core.finish(urn, lifecycle.read(id, state as Partial<lifecycle.VmState>, ctx));
   if (!result) return undefined;
   return {
@@ -169,21 +182,41 @@ export async function read(core: ProviderCore, id: string, urn: string, state: B
   };
 }
 
-export async function update(core: ProviderCore, id: string, urn: string, olds: Bag, news: Bag): Promise<Bag> {
-  try {
-    const ctx = core.lifecycleContext(urn);
-    const state = await core.finish(
-      urn,
-      lifecycle.update(id, olds as lifecycle.VmState, news as lifecycle.VmInputs, ctx),
-    );
-    return outputsOf(state);
-  } catch (err) {
-    throw partial(err, () => id);
-  }
+/**
+ * The last look after a passed deadline: a read under the look's own signal.
+ * What a read says of the VM (a drift from the last known state: the
+ * operation's own doing, cut short) would mislead here: its lines go to debug.
+ */
+function lookAt(core: ProviderCore, id: string, urn: string, state: Bag): LastLook {
+  return (signal) => {
+    const ctx = core.lifecycleContext(urn, undefined, signal);
+    const debug = (msg: string) => ctx.reporter.debug(msg);
+    return readIn(core, id, urn, state, { ...ctx, reporter: { info: debug, warn: debug, debug } });
+  };
 }
 
-export async function remove(core: ProviderCore, id: string, urn: string, state: Bag): Promise<void> {
-  await core.finish(urn, lifecycle.remove(id, state as lifecycle.VmState, core.lifecycleContext(urn)));
+/** An update, bounded by its customTimeouts update when the engine sent one. */
+export function update(core: ProviderCore, id: string, urn: string, olds: Bag, news: Bag): Promise<Bag> {
+  const work = async (ctxOf: (identity?: string) => lifecycle.LifecycleContext) => {
+    try {
+      const ctx = ctxOf();
+      const state = await core.finish(
+        urn,
+        lifecycle.update(id, olds as lifecycle.VmState, news as lifecycle.VmInputs, ctx),
+      );
+      return outputsOf(state);
+    } catch (err) {
+      throw partial(err, () => id);
+    }
+  };
+  return timed(core, urn, "update", work, lookAt(core, id, urn, olds));
+}
+
+/** A delete, bounded by its customTimeouts delete when the engine sent one. */
+export function remove(core: ProviderCore, id: string, urn: string, state: Bag): Promise<void> {
+  const work = async (ctxOf: () => lifecycle.LifecycleContext) =>
+    core.finish(urn, lifecycle.remove(id, state as lifecycle.VmState, ctxOf()));
+  return timed(core, urn, "delete", work, lookAt(core, id, urn, state));
 }
 
 /** The lifecycle's PartialError as the engine's partial failure; any other error as it is. */

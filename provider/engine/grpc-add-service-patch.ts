@@ -9,7 +9,8 @@
 // through `wrap` first (it answers Invoke too: plugin/config-rpc.ts). An SDK upgrade that stops going through
 // `addService`, or renames those methods, breaks this: its contract test
 // (test/engine/grpc-add-service-patch.test.ts) starts the plugin's server
-// in-process and calls Configure and CheckConfig over a real grpc-js client.
+// in-process and calls Configure and CheckConfig over a real grpc-js client
+// (test/plugin/timeout-rpc.test.ts: Create and Delete, with their timeouts).
 import * as path from "node:path";
 import type * as grpcType from "@grpc/grpc-js";
 

@@ -7,3 +7,4 @@ export { IDENTITY_KEY, PROVIDER_KEY, URN_KEY } from "./hidden-keys";
 export { unknownValue as ENGINE_UNKNOWN } from "@pulumi/pulumi/runtime/rpc";
 export { CONNECTION_SECRETS, SECRET_INPUTS, SECRET_OUTPUTS, carriesCredentials } from "./secrets";
 export { fromSdk, patchAddService } from "./grpc-add-service-patch";
+export { withTimeoutCalls } from "./timeout-rpc";

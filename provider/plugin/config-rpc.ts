@@ -7,7 +7,7 @@
 // the SDK's server object is engine/grpc-add-service-patch.ts.
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { Bag, ProviderCore } from "../core";
-import { fromSdk } from "../engine";
+import { fromSdk, withTimeoutCalls } from "../engine";
 import { settingProblems } from "../settings";
 import { diffCall } from "./diff-rpc";
 import { invoke } from "./functions";
@@ -86,7 +86,7 @@ export function withConfigCalls(core: ProviderCore, sdkImpl: object): object {
     }
     impl.configure.call(own, call as never, cb);
   };
-  return own;
+  return withTimeoutCalls(core.timeouts, impl, own); // Create, Update, Delete: the SDK's, given their customTimeouts
 }
 
 /** The provider's arguments; an engine that sends only the older `variables` map (`<pkg>:config:<key>`) is read too. */
