@@ -10,7 +10,8 @@ import * as path from "node:path";
 
 const ROOT = path.join(__dirname, "..", "..");
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), "utf8");
-const blocks = (text: string) => [...text.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, code: m[2]! }));
+const blocks = (text: string) =>
+  [...text.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, code: m[2]! }));
 
 test("docs/_index.md has one example in each language, and each is a README program", () => {
   const readme = blocks(read("README.md")).map((b) => `${b.lang}\n${b.code}`);
