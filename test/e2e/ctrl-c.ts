@@ -22,6 +22,36 @@ export const THREE = {
  */
 export const pinnedInstallBegun = (fleet: Fleet) => fleet.sim.installs().some((i) => i.vmid === 171);
 
+/** The server's requests so far by operation, the simulator's own (admin, not found) left out. */
+export function serverRequests(sim: { stats(): { requests: Record<string, number> } }): Record<string, number> {
+  const { admin: _admin, notFound: _notFound, ...ops } = sim.stats().requests;
+  return ops;
+}
+
+/**
+ * What `op` asked of the server: how many reads (list, status, health) and
+ * which other requests. A quick up after a clean preview is told by that, not
+ * by the clock: it looks as the preview looked, where a wait on an unsettled
+ * install would poll the server for its whole settle wait.
+ */
+export async function requestsOf<T>(
+  sim: { stats(): { requests: Record<string, number> } },
+  op: () => Promise<T>,
+): Promise<{ result: T; reads: number; writes: string[] }> {
+  const before = serverRequests(sim);
+  const result = await op();
+  const after = serverRequests(sim);
+  let reads = 0;
+  const writes: string[] = [];
+  for (const [k, n] of Object.entries(after)) {
+    const more = n - (before[k] ?? 0);
+    if (more <= 0) continue;
+    if (["list", "status", "health"].includes(k)) reads += more;
+    else writes.push(k);
+  }
+  return { result, reads, writes };
+}
+
 /** The three VMs are in state once each, the server's VMs are the state's, and no operation is pending. */
 export function expectStateIsServer(f: Fleet): void {
   const ids = Object.values(f.resources()).map((r) => Number(r.id));

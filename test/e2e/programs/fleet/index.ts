@@ -5,7 +5,9 @@
 // `via: plugin` declares them through the resource plugin (gopveqemu:index:Vm)
 // instead of the dynamic provider, as a program in another language would;
 // there, config `servers` ({ name: endpoint }) declares explicit providers, and
-// a VM's `server` names the one it is made through.
+// a VM's `server` names the one it is made through. Config `options` ({ name:
+// Pulumi's resource options }) gives a VM its options; `aliases` names the
+// old resource names, `deletedWith` another VM of the program (declared first).
 import * as fs from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
 import { Vm, type VmArgs } from "go-pve-qemu-pulumi";
@@ -34,6 +36,32 @@ class PluginProvider extends pulumi.ProviderResource {
   }
 }
 
+/** Pulumi's resource options of a VM, as config can say them. */
+interface DeclaredOptions {
+  protect?: boolean;
+  retainOnDelete?: boolean;
+  ignoreChanges?: string[];
+  additionalSecretOutputs?: string[];
+  deleteBeforeReplace?: boolean;
+  aliases?: string[];
+  deletedWith?: string;
+}
+const options = config.getObject<Record<string, DeclaredOptions>>("options") ?? {};
+const made = new Map<string, pulumi.Resource>();
+
+/** The resource options config gives VM `name`. */
+function optionsOf(name: string): pulumi.CustomResourceOptions {
+  const { aliases, deletedWith, ...rest } = options[name] ?? {};
+  const other = deletedWith === undefined ? undefined : made.get(deletedWith);
+  if (deletedWith !== undefined && other === undefined)
+    throw new Error(`${name}: deletedWith ${deletedWith}: no such VM before it`);
+  return {
+    ...rest,
+    ...(aliases ? { aliases: aliases.map((a) => ({ name: a })) } : {}),
+    ...(other ? { deletedWith: other } : {}),
+  };
+}
+
 const servers = Object.entries(config.getObject<Record<string, string>>("servers") ?? {});
 const providers = new Map(servers.map(([name, endpoint]) => [name, new PluginProvider(name, endpoint)]));
 
@@ -51,7 +79,8 @@ for (const [name, args] of Object.entries(declared)) {
   const password =
     config.getSecret(`password-${name}`) ?? (file ? pulumi.secret(fs.readFileSync(file, "utf8").trim()) : undefined);
   const parent = grouped.includes(name) ? group : undefined;
-  const vm = declare(name, { ...args, ...(password ? { password } : {}) }, { parent });
+  const vm = declare(name, { ...args, ...(password ? { password } : {}) }, { parent, ...optionsOf(name) });
+  made.set(name, vm);
   out[name] = {
     vmid: vm.vmid,
     ip: vm.ip,
