@@ -2,6 +2,7 @@
 // lifecycle and the rest of the provider may use of the client. It knows
 // nothing of Pulumi.
 export { GoPveQemuClient } from "./client";
+export { DEFAULT_STREAM_TIMEOUTS } from "./pool";
 export type { GoPveQemuApi } from "./api";
 export { ServerWritesRegistry, shareWindowMs } from "./list-cache";
 export {
