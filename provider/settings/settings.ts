@@ -9,9 +9,10 @@ import type { SETTINGS } from "./declared";
 import type { SettingKey } from "./declared";
 import { PARSE } from "./kinds";
 import type { KindValue } from "./kinds";
+import { DYNAMIC_MODULE } from "../tokens";
 
 /** The dynamic provider's config namespace; the resource plugin reads the same keys under its package name. */
-export const DYNAMIC_NS = "goPveQemu";
+export const DYNAMIC_NS = DYNAMIC_MODULE;
 
 /** Timing keys of the lifecycle that stack config may override, in milliseconds. */
 const TIMING_KEYS = [
