@@ -1,5 +1,6 @@
 // The documentation's tables made from a declaration, so that nothing in them
-// is written twice: the README's settings (provider/settings/declared.ts).
+// is written twice: the README's settings (provider/settings/declared.ts) and
+// the troubleshooting page's error codes (provider/client/error-codes.ts).
 //
 //   node dist/scripts/docs-tables.js           rewrite each table
 //   node dist/scripts/docs-tables.js --check   fail when one is not current (npm run lint)
@@ -9,6 +10,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
+import { ERROR_CODES } from "../provider/client";
 import { SETTING_KEYS, declared } from "../provider/settings/declared";
 import type { Declared } from "../provider/settings/declared";
 import { ROOT } from "./engine-env";
@@ -52,8 +54,14 @@ function settingsTable(): string {
   return ["| key | value | default | else from | what |", "| --- | --- | --- | --- | --- |", ...rows].join("\n");
 }
 
-export const TABLES: Table[] = [
+function codesTable(): string {
+  const rows = Object.entries(ERROR_CODES).map(([c, d]) => `| ${code(c)} | ${cell(d.meaning)} | ${cell(d.next)} |`);
+  return ["| code | what happened | what to do |", "| --- | --- | --- |", ...rows].join("\n");
+}
+
+const TABLES: Table[] = [
   { file: "README.md", name: "settings", from: "provider/settings/declared.ts", render: settingsTable },
+  { file: "docs/troubleshooting.md", name: "codes", from: "provider/client/error-codes.ts", render: codesTable },
 ];
 
 /** The document with the table replaced by the generated one, formatted as `prettier --write` would. */

@@ -3,6 +3,8 @@
 // nothing of Pulumi.
 export { GoPveQemuClient } from "./client";
 export { DEFAULT_STREAM_TIMEOUTS } from "./pool";
+export { ERROR_CODES } from "./error-codes";
+export type { ErrorCode } from "./error-codes";
 export type { GoPveQemuApi } from "./api";
 export { ServerWritesRegistry, shareWindowMs } from "./list-cache";
 export {
