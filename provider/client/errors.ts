@@ -3,6 +3,7 @@
 // the step and the last lines of output that led there. Each carries a stable
 // `code` (undici's pattern: `UND_ERR_SOCKET`), so callers branch on it rather
 // than on class names or message texts.
+import type { ErrorCode } from "./error-codes";
 import type { FailureShape, InstallFacts, OperationKind, StreamWarning } from "./stream/types";
 
 export interface ErrorContext {
@@ -10,18 +11,6 @@ export interface ErrorContext {
   endpoint: string;
   vmid?: number;
 }
-
-export type ErrorCode =
-  | "GPQ_CONNECTION"
-  | "GPQ_CANCELLED"
-  | "GPQ_HTTP_STATUS"
-  | "GPQ_RESPONSE_SHAPE"
-  | "GPQ_SERVER_ERROR"
-  | "GPQ_SERVER_REFUSED"
-  | "GPQ_NO_COMPLETION"
-  | "GPQ_STREAM_LOST"
-  | "GPQ_NO_ANSWER"
-  | "GPQ_OVERALL_TIMEOUT";
 
 /**
  * The code of each failure shape. A stream that broke or went silent

@@ -2,6 +2,9 @@
 // lifecycle and the rest of the provider may use of the client. It knows
 // nothing of Pulumi.
 export { GoPveQemuClient } from "./client";
+export { DEFAULT_STREAM_TIMEOUTS } from "./pool";
+export { ERROR_CODES } from "./error-codes";
+export type { ErrorCode } from "./error-codes";
 export type { GoPveQemuApi } from "./api";
 export { ServerWritesRegistry, shareWindowMs } from "./list-cache";
 export {

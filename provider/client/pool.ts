@@ -8,10 +8,13 @@ import type { ConnectionOptions } from "./api";
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 15 * 60_000;
-const DEFAULT_STREAM_OVERALL_TIMEOUT_MS = 60 * 60_000;
-/** Past the timeouts of the gateways that buffer whole answers (API gateways 29 s, Kong 60 s, Cloudflare 100 s). */
-const DEFAULT_STREAM_HEADERS_TIMEOUT_MS = 120_000;
+/** A stream's liveness when the connection gives none; the settings' defaults come from here. */
+export const DEFAULT_STREAM_TIMEOUTS = {
+  idleTimeoutMs: 15 * 60_000,
+  overallTimeoutMs: 60 * 60_000,
+  /** Past the timeouts of the gateways that buffer whole answers (API gateways 29 s, Kong 60 s, Cloudflare 100 s). */
+  headersTimeoutMs: 120_000,
+} as const;
 
 const USER_AGENT = "go-pve-qemu-pulumi/0.1 (+undici)";
 
@@ -69,9 +72,9 @@ export function openConnection(options: ConnectionOptions): Connection {
     headers: baseHeaders(options),
     connectTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
-    streamOverallTimeoutMs: options.streamOverallTimeoutMs ?? DEFAULT_STREAM_OVERALL_TIMEOUT_MS,
-    streamHeadersTimeoutMs: options.streamHeadersTimeoutMs ?? DEFAULT_STREAM_HEADERS_TIMEOUT_MS,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? DEFAULT_STREAM_TIMEOUTS.idleTimeoutMs,
+    streamOverallTimeoutMs: options.streamOverallTimeoutMs ?? DEFAULT_STREAM_TIMEOUTS.overallTimeoutMs,
+    streamHeadersTimeoutMs: options.streamHeadersTimeoutMs ?? DEFAULT_STREAM_TIMEOUTS.headersTimeoutMs,
   };
 }
 

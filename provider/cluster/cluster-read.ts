@@ -3,7 +3,7 @@
 // (`the go-pve-qemu server at <url> cannot be reached (...)`), so a program
 // reads the same sentence whichever part met the server first.
 import { GoPveQemuClient } from "../client";
-import type { GoPveQemuApi, VmList } from "../client";
+import type { ErrorCode, GoPveQemuApi, VmList } from "../client";
 import { listProblem } from "../lifecycle";
 import type { ResolvedConnection } from "../lifecycle";
 import { nodesOf } from "./nodes";
@@ -20,7 +20,7 @@ export interface Cluster {
 
 /** Why the server's list could not be had. `code` is the lifecycle's for an unreachable server. */
 class ClusterReadError extends Error {
-  readonly code = "GPQ_UNREACHABLE";
+  readonly code = "GPQ_UNREACHABLE" satisfies ErrorCode;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;

@@ -1,6 +1,7 @@
 // What discover is given and what it answers. Interfaces only, so that the
 // folder's entry point stays light (the work itself loads on the first call).
 import type { VmInputs } from "../lifecycle";
+import type { VM_TOKEN } from "../tokens";
 
 export interface DiscoverOptions {
   /** The server: `endpoint` (required), and `token`, `headers`, `caCert` as a Vm's `connection` takes them. */
@@ -40,7 +41,7 @@ export interface SkippedVm {
 
 /** One entry of Pulumi's bulk import file: the resource name, and the VMID as the resource's id. */
 export interface ImportEntry {
-  type: "gopveqemu:index:Vm";
+  type: typeof VM_TOKEN;
   name: string;
   id: string;
 }

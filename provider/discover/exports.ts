@@ -8,9 +8,10 @@
 import * as fs from "node:fs";
 import { z } from "zod";
 import { DiscoverOptionError } from "./discover-option-error";
+import { DYNAMIC_VM_TYPE } from "../tokens";
 
 /** The Vm resource's type token in state. */
-const VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";
+const VM_TYPE = DYNAMIC_VM_TYPE;
 /** Pulumi's mark of a secret value in an export: {"4dabf1...": "1b4706...", "plaintext" | "ciphertext": ...}. */
 const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 

@@ -5,9 +5,10 @@
 // as they are) stay out for the reasons the report gives: importing one
 // would fail the same check, or take a VM another stack holds.
 import type { AdoptedVm, ImportFile } from "./discovery";
+import { VM_TOKEN } from "../tokens";
 
 /** The resource plugin's Vm, as `pulumi import` names its type. */
-const IMPORT_VM_TYPE = "gopveqemu:index:Vm" as const;
+const IMPORT_VM_TYPE = VM_TOKEN;
 
 export function importFileOf(adopted: readonly AdoptedVm[]): ImportFile {
   const byVmid = [...adopted].sort((a, b) => a.vmid - b.vmid);

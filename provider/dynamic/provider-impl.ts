@@ -13,6 +13,7 @@ import * as core from "../core";
 import { ENGINE_UNKNOWN, engineLogTransport } from "../engine";
 import { earlierReleaseExports } from "./earlier-releases";
 import { identityMethods } from "./identity-methods";
+import { STACK_IDENTITY } from "../tokens";
 
 /** This process's provider core (the host loads this module once per process). */
 const processCore = core.configure({
@@ -34,7 +35,7 @@ export async function attach(
   req: pulumi.dynamic.ConfigureRequest,
 ): Promise<void> {
   // The StackIdentity resource's text is the same function with a name beside it.
-  if ((provider as { resource?: unknown }).resource === "StackIdentity") Object.assign(provider, identityMethods);
+  if ((provider as { resource?: unknown }).resource === STACK_IDENTITY) Object.assign(provider, identityMethods);
   else Object.assign(provider, vm);
   configureDynamic(processCore, req);
 }

@@ -9,6 +9,7 @@
 // texts of earlier releases load this release: CONTRIBUTING.md, "The dynamic
 // provider's stored text".
 import type * as pulumi from "@pulumi/pulumi";
+import { STACK_IDENTITY } from "../tokens";
 
 const IMPL_PACKAGE = "go-pve-qemu-pulumi/provider-impl";
 const IMPL_PATH: string = require.resolve("./provider-impl");
@@ -39,5 +40,5 @@ export const vmProvider = { configure } as unknown as pulumi.dynamic.ResourcePro
  */
 export const identityProvider = {
   configure,
-  resource: "StackIdentity",
+  resource: STACK_IDENTITY,
 } as unknown as pulumi.dynamic.ResourceProvider;

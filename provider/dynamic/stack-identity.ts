@@ -8,6 +8,7 @@
 // so it exists before any install begins and survives a killed deployment.
 import * as pulumi from "@pulumi/pulumi";
 import { identityProvider } from "./serialized-provider";
+import { DYNAMIC_MODULE, STACK_IDENTITY } from "../tokens";
 
 /** The resource's name in every stack: one per stack. */
 const NAME = "go-pve-qemu-stack";
@@ -22,8 +23,8 @@ class StackIdentity extends pulumi.dynamic.Resource {
       NAME,
       { identity: undefined },
       { additionalSecretOutputs: ["identity"] },
-      "goPveQemu",
-      "StackIdentity",
+      DYNAMIC_MODULE,
+      STACK_IDENTITY,
     );
   }
 }

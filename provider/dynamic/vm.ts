@@ -6,6 +6,7 @@ import { IDENTITY_KEY, SECRET_OUTPUTS, URN_KEY, carriesCredentials } from "../en
 import type { ConnectionInput, DeclaredInputs } from "../lifecycle";
 import { vmProvider } from "./serialized-provider";
 import { stackIdentity } from "./stack-identity";
+import { DYNAMIC_MODULE, DYNAMIC_VM, DYNAMIC_VM_TYPE } from "../tokens";
 
 /**
  * A plain input type made Pulumi inputs all the way down: every value may be
@@ -28,8 +29,6 @@ export type VmConnectionArgs = Inputs<ConnectionInput>;
 export type VmArgs = Inputs<DeclaredInputs>;
 
 /** Type token of the resource: pulumi-nodejs:dynamic/goPveQemu:Vm. */
-const MODULE = "goPveQemu";
-const TYPE = "Vm";
 
 export class Vm extends pulumi.dynamic.Resource {
   /** The VMID (auto-assigned or pinned). */
@@ -51,7 +50,7 @@ export class Vm extends pulumi.dynamic.Resource {
     const limit = Error.stackTraceLimit;
     if (!KEEP_PROMISE_STACKS) Error.stackTraceLimit = 0;
     try {
-      super(vmProvider, name, propsOf(name, args, opts), optionsOf(opts), MODULE, TYPE);
+      super(vmProvider, name, propsOf(name, args, opts), optionsOf(opts), DYNAMIC_MODULE, DYNAMIC_VM);
     } catch (err) {
       Error.stackTraceLimit = limit;
       // Made while stacks were off: it gets the stack of this `new Vm(...)`.
@@ -72,7 +71,7 @@ export class Vm extends pulumi.dynamic.Resource {
  */
 const KEEP_PROMISE_STACKS = !!process.env.PULUMI_DEBUG_PROMISE_LEAKS;
 
-const TYPE_TOKEN = `pulumi-nodejs:dynamic/${MODULE}:${TYPE}`;
+const TYPE_TOKEN = DYNAMIC_VM_TYPE;
 
 function propsOf(name: string, args: VmArgs, opts: pulumi.CustomResourceOptions | undefined): pulumi.Inputs {
   return {

@@ -8,18 +8,11 @@ import { VmInputsSchema, VmStateSchema } from "../lifecycle";
 import { ConfigSchema, ProviderInputsSchema } from "../settings";
 import { TypeRegistry, objectSpec } from "./convert";
 import type { NamedTypeSpec, ObjectSpec, PropertySpec } from "./convert";
+import { DYNAMIC_VM_TYPE, GET_NODES_TOKEN, GET_VMS_TOKEN, PACKAGE, VM_TOKEN } from "../tokens";
 
-/** The package's name: the plugin is `pulumi-resource-gopveqemu`, its config `gopveqemu:<key>`. */
-const PACKAGE = "gopveqemu";
-const VM_TOKEN = `${PACKAGE}:index:Vm`;
-const GET_NODES_TOKEN = `${PACKAGE}:index:getNodes`;
-const GET_VMS_TOKEN = `${PACKAGE}:index:getVms`;
-/**
- * The dynamic provider's type of the same Vm. Each SDK's Vm carries it as an
- * alias, so a TypeScript stack that moves its Vms from the dynamic provider
- * to the plugin keeps their URNs (the engine matches old state by alias).
- */
-const DYNAMIC_VM_TYPE = "pulumi-nodejs:dynamic/goPveQemu:Vm";
+// Each SDK's Vm carries the dynamic provider's type (DYNAMIC_VM_TYPE) as an
+// alias, so a TypeScript stack that moves its Vms from the dynamic provider
+// to the plugin keeps their URNs (the engine matches old state by alias).
 
 /**
  * The parts of Pulumi's PackageSpec this package uses.

@@ -11,8 +11,9 @@ import { fromSdk, withTimeoutCalls } from "../engine";
 import { settingProblems } from "../settings";
 import { diffCall } from "./diff-rpc";
 import { invoke } from "./functions";
-import { PACKAGE, checkConfig, configure, diffConfig } from "./provider-config";
+import { checkConfig, configure, diffConfig } from "./provider-config";
 import { unwrapSecrets } from "./wire-bags";
+import { PACKAGE } from "../tokens";
 
 type Callback = (err: unknown, value?: unknown) => void;
 type Call<R> = { request: R };

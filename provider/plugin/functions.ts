@@ -3,13 +3,13 @@
 // unknown value from a plugin's function, as the Node.js ones give then.
 import type { ProviderCore } from "../core";
 import type { ConnectionInput } from "../lifecycle";
-import { PACKAGE } from "./provider-config";
 import { unwrapSecrets } from "./wire-bags";
+import { GET_NODES_TOKEN, GET_VMS_TOKEN } from "../tokens";
 
 /** The function tokens, and the output each answers with. */
 const FUNCTIONS: Record<string, "nodes" | "vms"> = {
-  [`${PACKAGE}:index:getNodes`]: "nodes",
-  [`${PACKAGE}:index:getVms`]: "vms",
+  [GET_NODES_TOKEN]: "nodes",
+  [GET_VMS_TOKEN]: "vms",
 };
 
 export async function invoke(

@@ -8,9 +8,8 @@
 // it survives a killed deployment; two backends' same-named stacks differ).
 import { newIdentity, type Bag, type ProviderCore } from "../core";
 import { secret, unwrapSecrets } from "./wire-bags";
+import { PACKAGE } from "../tokens";
 
-/** The package's name: its config namespace, type tokens and plugin name. */
-export const PACKAGE = "gopveqemu";
 /** The provider input that holds the stack's identity. */
 const IDENTITY_INPUT = "stackIdentity";
 

@@ -8,10 +8,10 @@ import * as core from "../core";
 import { ENGINE_UNKNOWN, engineLogTransport, patchAddService } from "../engine";
 import { bakedDownloadUrl, packageSchema } from "../package-schema";
 import { withConfigCalls } from "./config-rpc";
-import { PACKAGE } from "./provider-config";
 import { vmMethods as vmProviderMethods } from "./vm-provider";
+import { VM_TOKEN } from "../tokens";
 
-const VM_TYPE = `${PACKAGE}:index:Vm`;
+const VM_TYPE = VM_TOKEN;
 
 /** The package's folder: package.json beside dist/ (or beside provider/ when run from source). */
 function packageRoot(dir = __dirname): string {

@@ -4,9 +4,10 @@
 // create until it is resolved; these inputs are the evidence that this stack
 // set out to make that VM.
 import { z } from "zod";
+import { DYNAMIC_VM_TYPE, VM_TOKEN } from "../tokens";
 
 /** A Vm through either way in: the dynamic provider's, the resource plugin's. */
-const VM_TYPES: ReadonlySet<string> = new Set(["pulumi-nodejs:dynamic/goPveQemu:Vm", "gopveqemu:index:Vm"]);
+const VM_TYPES: ReadonlySet<string> = new Set([DYNAMIC_VM_TYPE, VM_TOKEN]);
 
 /** A secret in an export with its secrets shown: `{ <signature>: ..., plaintext: "<JSON>" }`. */
 const Shown = z.union([

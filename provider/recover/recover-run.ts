@@ -20,6 +20,7 @@ import { readStackRecord } from "./pending";
 import type { PendingVm } from "./pending";
 import { planRecovery } from "./recover-plan";
 import type { Resolution } from "./recover-plan";
+import { DYNAMIC_MODULE, PACKAGE } from "../tokens";
 
 const run = promisify(execFile);
 
@@ -139,8 +140,11 @@ async function connectionDefaults(stack: Stack): Promise<{ endpoint?: string; to
   return {
     // the dynamic provider's keys, then the resource plugin's
     endpoint:
-      value("goPveQemu:endpoint") ?? value("gopveqemu:endpoint") ?? (process.env.GO_PVE_QEMU_ENDPOINT || undefined),
-    token: value("goPveQemu:token") ?? value("gopveqemu:token") ?? (process.env.GO_PVE_QEMU_TOKEN || undefined),
+      value(`${DYNAMIC_MODULE}:endpoint`) ??
+      value(`${PACKAGE}:endpoint`) ??
+      (process.env.GO_PVE_QEMU_ENDPOINT || undefined),
+    token:
+      value(`${DYNAMIC_MODULE}:token`) ?? value(`${PACKAGE}:token`) ?? (process.env.GO_PVE_QEMU_TOKEN || undefined),
   };
 }
 

@@ -3,14 +3,16 @@
 // in `configure`, numbers as strings, so they are coerced and checked here,
 // once, with a message that names the key, before any operation relies on
 // them.
-import { VmInputsSchema } from "../lifecycle";
 import type { ConnectionDefaults, DowntimeRules, Timing } from "../lifecycle";
-import { Millis } from "./config-schema";
+import { SETTING_KEYS, declared } from "./declared";
+import type { SETTINGS } from "./declared";
+import type { SettingKey } from "./declared";
+import { PARSE } from "./kinds";
+import type { KindValue } from "./kinds";
+import { DYNAMIC_MODULE } from "../tokens";
 
 /** The dynamic provider's config namespace; the resource plugin reads the same keys under its package name. */
-export const DYNAMIC_NS = "goPveQemu";
-/** A preview waits at most this long for the server before it warns and goes on. */
-const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
+export const DYNAMIC_NS = DYNAMIC_MODULE;
 
 /** Timing keys of the lifecycle that stack config may override, in milliseconds. */
 const TIMING_KEYS = [
@@ -27,7 +29,7 @@ const TIMING_KEYS = [
   "sshWaitBoundMs",
   "confirmTimeoutMs",
   "goneTimeoutMs",
-] as const satisfies readonly (keyof Timing)[];
+] as const satisfies readonly (keyof Timing & SettingKey)[];
 
 export interface ProviderSettings {
   connection: ConnectionDefaults;
@@ -50,87 +52,38 @@ export interface ProviderSettings {
   downtime: DowntimeRules;
 }
 
-/** One setting by its key under `goPveQemu:`: the text, a number of milliseconds, a flag. */
-interface Reader {
-  text(key: string): string | undefined;
-  millis(key: string): number | undefined;
-  flag(key: string, envName: string | undefined, fallback?: boolean): boolean;
-  count(key: string): number | undefined;
-  counts(key: string): Record<string, number>;
-}
+/** What a setting's kind reads as. */
+type ValueOf<K extends SettingKey> = KindValue[(typeof SETTINGS)[K]["kind"]];
+/** The settings stack config or the environment gave, each parsed; absent: neither gave it. */
+type Given = { [K in SettingKey]?: ValueOf<K> };
 
-const COUNT_RULE = "a whole number of VMs >= 1";
-
-function readerOf(get: (key: string) => unknown, env: NodeJS.ProcessEnv, ns: string): Reader {
-  const text = (key: string): string | undefined => {
-    const v = get(`${ns}:${key}`);
-    return typeof v === "string" && v.trim() !== "" ? v : undefined;
-  };
-  const millis = (key: string): number | undefined => {
-    const raw = text(key);
-    if (raw === undefined) return undefined;
-    const parsed = Millis.safeParse(raw);
-    if (!parsed.success)
-      throw new Error(`config ${ns}:${key}: "${raw}" is not allowed; expected a whole number of milliseconds > 0`);
-    return parsed.data;
-  };
-  const flag = (key: string, envName: string | undefined, fallback = false): boolean => {
-    const raw = text(key) ?? (envName === undefined ? undefined : nonEmpty(env[envName]));
-    if (raw === undefined) return fallback;
-    const v = raw.trim().toLowerCase();
-    if (["true", "1", "yes"].includes(v)) return true;
-    if (["false", "0", "no"].includes(v)) return false;
-    const where = envName === undefined ? `config ${ns}:${key}` : `config ${ns}:${key} (or ${envName})`;
-    throw new Error(`${where}: "${raw}" is not allowed; expected true or false`);
-  };
-  const count = (key: string): number | undefined => {
-    const raw = text(key);
-    if (raw === undefined) return undefined;
-    const n = wholeCount(raw);
-    if (n === undefined) throw new Error(`config ${ns}:${key}: "${raw}" is not allowed; expected ${COUNT_RULE}`);
-    return n;
-  };
-  const counts = (key: string): Record<string, number> => countsOf(text(key), ns, key);
-  return { text, millis, flag, count, counts };
-}
-
-/** An object by group: `pulumi config set --path '<ns>:<key>.web' 3` stores one, which arrives as JSON text. */
-function countsOf(raw: string | undefined, ns: string, key: string): Record<string, number> {
-  if (raw === undefined) return {};
-  const example = `e.g. {"web": 3}, or pulumi config set --path '${ns}:${key}.web' 3`;
-  const refused = new Error(
-    `config ${ns}:${key}: "${raw}" is not allowed; expected an object of group names to ${COUNT_RULE}, ${example}`,
-  );
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw refused;
+/** Each setting from stack config, else its environment variable, and where it came from, for messages. */
+function readGiven(
+  get: (key: string) => unknown,
+  env: NodeJS.ProcessEnv,
+  ns: string,
+): { given: Given; source: Partial<Record<SettingKey, string>> } {
+  const given: Record<string, unknown> = {};
+  const source: Partial<Record<SettingKey, string>> = {};
+  for (const key of READ_ORDER) {
+    const s = declared(key);
+    const fromConfig = nonEmpty(get(`${ns}:${key}`));
+    const fromEnv = s.env === undefined ? undefined : nonEmpty(env[s.env]);
+    const raw = fromConfig ?? fromEnv;
+    if (raw === undefined) continue;
+    const where = s.env === undefined ? `config ${ns}:${key}` : `config ${ns}:${key} (or ${s.env})`;
+    given[key] = PARSE[s.kind](raw, where, ns, key);
+    source[key] = fromConfig !== undefined ? `stack config ${ns}:${key}` : `the environment variable ${s.env}`;
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw refused;
-  const out: Record<string, number> = {};
-  // A key the Vms' downtimeGroup could not hold would cap no VM: judged by that input's own rule.
-  for (const [group, v] of Object.entries(value)) {
-    if (!VmInputsSchema.shape.downtimeGroup.safeParse(group).success) {
-      throw new Error(
-        `config ${ns}:${key}: "${group}" is not a downtime group name; use letters, digits and hyphens (not first or last), at most 63 characters, as in the Vms' downtimeGroup`,
-      );
-    }
-    const n = wholeCount(v);
-    if (n === undefined) {
-      throw new Error(
-        `config ${ns}:${key}: group "${group}" has ${JSON.stringify(v)}; expected ${COUNT_RULE}, ${example}`,
-      );
-    }
-    out[group] = n;
-  }
-  return out;
+  return { given: given as Given, source };
 }
 
-/** A whole number >= 1, given as a number or as its digits (config text, a --path value); nothing else. */
-function wholeCount(v: unknown): number | undefined {
-  const n = typeof v === "number" ? v : typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : Number.NaN;
-  return Number.isSafeInteger(n) && n >= 1 ? n : undefined;
+/** The timings first, then the others, as the reader has always read them: the first bad one is the one named. */
+const READ_ORDER = [...TIMING_KEYS, ...SETTING_KEYS.filter((k) => !(TIMING_KEYS as readonly string[]).includes(k))];
+
+/** A setting's value: the one given, else its declared default. */
+function valueOf<K extends SettingKey>(given: Given, key: K): ValueOf<K> {
+  return (given[key] ?? declared(key).default) as ValueOf<K>;
 }
 
 /** Reads `goPveQemu:*` through `get` (a config lookup by full key) and the environment. */
@@ -139,67 +92,32 @@ export function readSettings(
   env: NodeJS.ProcessEnv,
   ns: string = DYNAMIC_NS,
 ): ProviderSettings {
-  const r = readerOf(get, env, ns);
+  const { given, source } = readGiven(get, env, ns);
+  // Only what is given: the lifecycle applies its own defaults (DEFAULT_TIMING, which the declaration takes).
   const timing: Partial<Timing> = {};
-  for (const key of TIMING_KEYS) {
-    const v = r.millis(key);
-    if (v !== undefined) timing[key] = v;
-  }
+  for (const key of TIMING_KEYS) if (given[key] !== undefined) timing[key] = given[key];
   // Waiting for installs is the wait the bounds allow: as long as the follow itself may take.
-  if (r.flag("waitForInstalls", undefined, false)) timing.settleWaitMs = Number.POSITIVE_INFINITY;
+  if (valueOf(given, "waitForInstalls")) timing.settleWaitMs = Number.POSITIVE_INFINITY;
   return {
-    ...connectionOf(r, env, ns),
-    serverChecks: {
-      offline: r.flag("offline", "GO_PVE_QEMU_OFFLINE"),
-      timeoutMs: r.millis("checkTimeoutMs") ?? DEFAULT_CHECK_TIMEOUT_MS,
-    },
+    connection: { endpoint: given.endpoint, token: given.token },
+    endpointSource: source.endpoint,
+    tokenSource: source.token,
+    serverChecks: { offline: valueOf(given, "offline"), timeoutMs: valueOf(given, "checkTimeoutMs") },
     timing,
+    // Likewise the client's (DEFAULT_STREAM_TIMEOUTS).
     stream: {
-      idleTimeoutMs: r.millis("streamIdleTimeoutMs"),
-      overallTimeoutMs: r.millis("streamOverallTimeoutMs"),
-      headersTimeoutMs: r.millis("streamHeadersTimeoutMs"),
+      idleTimeoutMs: given.streamIdleTimeoutMs,
+      overallTimeoutMs: given.streamOverallTimeoutMs,
+      headersTimeoutMs: given.streamHeadersTimeoutMs,
     },
-    allowHardStop: r.flag("allowHardStop", undefined, true),
-    downtime: downtimeOf(r),
+    allowHardStop: valueOf(given, "allowHardStop"),
+    downtime: {
+      budgets: valueOf(given, "downtimeBudgets"),
+      ...(given.maxDownPerServer !== undefined ? { perServer: given.maxDownPerServer } : {}),
+    },
   };
 }
 
-function downtimeOf(r: Reader): DowntimeRules {
-  const perServer = r.count("maxDownPerServer");
-  return { budgets: r.counts("downtimeBudgets"), ...(perServer !== undefined ? { perServer } : {}) };
-}
-
-/** The default connection: stack config, then the environment, and where each part came from. */
-function connectionOf(
-  r: Reader,
-  env: NodeJS.ProcessEnv,
-  ns: string,
-): Pick<ProviderSettings, "connection" | "endpointSource" | "tokenSource"> {
-  const endpoint = sourced(
-    r.text("endpoint"),
-    nonEmpty(env.GO_PVE_QEMU_ENDPOINT),
-    `${ns}:endpoint`,
-    "GO_PVE_QEMU_ENDPOINT",
-  );
-  const token = sourced(r.text("token"), nonEmpty(env.GO_PVE_QEMU_TOKEN), `${ns}:token`, "GO_PVE_QEMU_TOKEN");
-  return {
-    connection: { endpoint: endpoint.value, token: token.value },
-    endpointSource: endpoint.source,
-    tokenSource: token.source,
-  };
-}
-
-function sourced(
-  fromConfig: string | undefined,
-  fromEnv: string | undefined,
-  key: string,
-  envName: string,
-): { value?: string; source?: string } {
-  if (fromConfig !== undefined) return { value: fromConfig, source: `stack config ${key}` };
-  if (fromEnv !== undefined) return { value: fromEnv, source: `the environment variable ${envName}` };
-  return {};
-}
-
-function nonEmpty(v: string | undefined): string | undefined {
-  return v === undefined || v.trim() === "" ? undefined : v;
+function nonEmpty(v: unknown): string | undefined {
+  return typeof v === "string" && v.trim() !== "" ? v : undefined;
 }

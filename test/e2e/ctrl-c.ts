@@ -23,7 +23,7 @@ export const THREE = {
 export const pinnedInstallBegun = (fleet: Fleet) => fleet.sim.installs().some((i) => i.vmid === 171);
 
 /** The server's requests so far by operation, the simulator's own (admin, not found) left out. */
-export function serverRequests(sim: { stats(): { requests: Record<string, number> } }): Record<string, number> {
+function serverRequests(sim: { stats(): { requests: Record<string, number> } }): Record<string, number> {
   const { admin: _admin, notFound: _notFound, ...ops } = sim.stats().requests;
   return ops;
 }

@@ -32,5 +32,5 @@ test("docs/installation-configuration.md names the install of every package and 
     expect([install, page.includes(install)]).toEqual([install, true]);
   const settings = [...read("README.md").matchAll(/^\| `goPveQemu:(\w+)`/gm)].map((m) => m[1]!);
   expect(settings.length).toBeGreaterThan(10);
-  for (const key of settings) expect([key, page.includes(`\`${key}\``)]).toEqual([key, true]);
+  for (const key of settings) expect([key, page.includes(`goPveQemu:${key}`)]).toEqual([key, true]);
 });

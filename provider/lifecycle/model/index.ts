@@ -27,7 +27,6 @@ export type { InstallJournal, JournalEntry } from "./journal";
 export { fileServerNodes } from "./server-node";
 export type { ServerNodes } from "./server-node";
 export { CODES, LifecycleError } from "./lifecycle-error";
-export type { ErrorCode } from "./lifecycle-error";
 export type { LostInstall } from "./lost-install";
 export { PartialCreateError, PartialError, PartialUpdateError } from "./partial-error";
 export { generatePassword, hashPassword, passwordMatches } from "./password";

@@ -1,7 +1,10 @@
 // Typed failures of the lifecycle that leave nothing of ours behind, and the
-// stable codes every lifecycle error carries (undici's pattern): tests and
-// users match codes, not sentences. Messages name the VM and quote the
+// lifecycle's names for the stable codes it uses (each code, its meaning and
+// what the user does next are in the client's registry, ERROR_CODES): tests
+// and users match codes, not sentences. Messages name the VM and quote the
 // server, and never carry a password or token (callers redact first).
+import type { ErrorCode } from "../../client";
+
 export const CODES = {
   /** a VM exists and is kept in state; the operation did not finish */
   partial: "GPQ_PARTIAL",
@@ -23,8 +26,7 @@ export const CODES = {
   heldBack: "GPQ_HELD_BACK",
   /** allowDowntime false, and the change would take the VM down */
   downtimeRefused: "GPQ_DOWNTIME_REFUSED",
-} as const;
-export type ErrorCode = (typeof CODES)[keyof typeof CODES];
+} as const satisfies Record<string, ErrorCode>;
 
 /** A failure that left nothing behind on the server (or nothing that is ours): plain error, no state. */
 export class LifecycleError extends Error {

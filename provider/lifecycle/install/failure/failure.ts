@@ -2,7 +2,6 @@
 // matters, decide, and record: retry, follow the install, keep the VM in
 // state (partial), or a plain error.
 import { HttpStatusError, OperationFailedError, UNNAMED_PHASE } from "../../../client";
-import type { InstallFacts } from "../../../client";
 import { classify, streamLoss } from "./classify-failure";
 import type { StreamProgress } from "../run";
 import { clockOf, openBoundsOf, vmLabel, errorText, safeCause } from "../../core";
@@ -10,7 +9,8 @@ import { decideFailure } from "../rules";
 import { sinceStart, timelineOf } from "../timeline";
 import type { Failure, FailureVerdict } from "../rules";
 import { CODES, LifecycleError, dropUndefined, realName } from "../../model";
-import type { ErrorCode, LostInstall } from "../../model";
+import type { ErrorCode, InstallFacts } from "../../../client";
+import type { LostInstall } from "../../model";
 import { follow } from "../follow";
 import { lookAt } from "../../observe";
 import type { ObservedLook } from "../../observe";
