@@ -3,7 +3,7 @@
 // "Unreleased" becomes the dated section below a new empty Unreleased, the
 // README starter asks for the new range, and the versions check's notes
 // (CHANGELOG.md and README.md) agree; a refused cut writes nothing. The
-// schema and SDK regeneration it runs after are Go's (gen-sdk.sh), held by
+// schema and SDK regeneration it runs after need Go (npm run gen-sdk), held by
 // lint's versions check and test/schema.
 import * as fs from "node:fs";
 import * as os from "node:os";
