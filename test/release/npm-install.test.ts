@@ -115,7 +115,7 @@ describe.each(CASES)("$what", (c) => {
     });
   }, 20 * 60_000);
 
-  test("npm install by name (the dynamic provider by the README's range) from the npm stand-in, every package through it", () => {
+  test("npm install by name (the dynamic provider at the README starter's range) from the npm stand-in, every package through it", () => {
     const installed = path.join(project.dir, "node_modules", ...c.pkg.split("/"), "package.json");
     expect(JSON.parse(fs.readFileSync(installed, "utf8"))).toMatchObject(c.manifest());
     const resolved = project.resolved();
