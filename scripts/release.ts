@@ -11,6 +11,7 @@
 //
 //   npm run release [-- --download-url URL] [--out DIR]
 //
+// It refuses a version CHANGELOG.md has no section for (the cut, `npm run cut`, comes first).
 // The SDKs are generated afresh from a schema whose pluginDownloadURL is URL
 // (the project's release host for the tag by default: where the engine
 // fetches the plugin when a program needs it), so the SDKs a release ships
@@ -26,7 +27,7 @@ import { ROOT } from "./engine-env";
 import { pluginTarball } from "./plugin-tarball";
 import { goSdk, nodejsSdk, pythonSdk } from "./release-sdks";
 import { GO_ENV, PLATFORMS, cacheDir, nodeBinary, run, say } from "./release-tools";
-import { versionProblems } from "./versions";
+import { notesProblems, versionProblems } from "./versions";
 
 interface ReleaseOptions {
   out: string;
@@ -58,6 +59,10 @@ function sha256(file: string): string {
 /** Makes the release; answers the folder. */
 export function release(opts: ReleaseOptions): string {
   const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
+  // Refused before any work: a release whose version CHANGELOG.md has no section for (or whose README
+  // starter asks for another) was not cut (`npm run cut -- <version>`), and would ship undocumented.
+  const notes = notesProblems(ROOT, version);
+  if (notes.length > 0) throw new Error(`version ${version} is not cut:\n${notes.join("\n")}`);
   const downloadUrl = opts.downloadUrl ?? defaultDownloadUrl(version);
   const out = path.resolve(opts.out);
   say(`version ${version}, plugin download URL ${downloadUrl}, into ${out}`);

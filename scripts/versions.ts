@@ -3,7 +3,10 @@
 // scripts/gen-sdk.sh, the release's artifacts by scripts/release.ts), and
 // this check fails when any of them says another, naming the file and both
 // versions. It also holds each SDK to the schema's pluginDownloadURL, so the
-// engine fetches the plugin from where the schema says.
+// engine fetches the plugin from where the schema says. And the words a user
+// reads name the version too: CHANGELOG.md has its section (`npm run release`
+// refuses a version without one), and the README's starter package.json asks
+// for a range from it (scripts/cut.ts writes both).
 //
 //   node dist/scripts/versions.js --check                 the checkout (lint)
 //   node dist/scripts/versions.js --check --release DIR   and a release folder
@@ -116,6 +119,36 @@ function versionsInRelease(dir: string): Found[] {
   return found;
 }
 
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The README starter's range for the dynamic provider at `version`: from it, up to the next major (0.x: below 1.0.0). */
+export function starterRange(version: string): string {
+  return `>=${version} <${Number(version.split(".")[0]) + 1}.0.0`;
+}
+
+/**
+ * What CHANGELOG.md and the README say of `version`, as problems: no
+ * `## <version>` heading (dated, `## 0.2.0 (2026-12-07)`, or not) in
+ * CHANGELOG.md, or a README starter that asks for another range.
+ */
+export function notesProblems(root: string, version: string): string[] {
+  const problems: string[] = [];
+  const changelog = path.join(root, "CHANGELOG.md");
+  const text = fs.existsSync(changelog) ? fs.readFileSync(changelog, "utf8") : "";
+  if (!new RegExp(`^## ${escape(version)}(?: \\(\\d{4}-\\d{2}-\\d{2}\\))?$`, "m").test(text))
+    problems.push(
+      `CHANGELOG.md: no section for ${version} (a "## ${version} (YYYY-MM-DD)" heading); ` +
+        `cut the release with \`npm run cut -- ${version}\`, which turns "Unreleased" into it`,
+    );
+  const [asked] = matches(root, "README.md", /"go-pve-qemu-pulumi": "([^"]*)"/g);
+  if (asked !== starterRange(version))
+    problems.push(
+      `README.md: the starter package.json asks for go-pve-qemu-pulumi ${asked ?? "nothing"}, ` +
+        `package.json's ${version} wants "${starterRange(version)}"`,
+    );
+  return problems;
+}
+
 /** Each disagreement as "file: what is X, package.json has Y" (or the download URL's words). */
 export function versionProblems(opts: { root?: string; release?: string } = {}): string[] {
   const root = opts.root ?? ROOT;
@@ -146,11 +179,17 @@ function main(): void {
     },
   });
   const root = values.root ? path.resolve(values.root) : ROOT;
-  const problems = versionProblems({ root, ...(values.release ? { release: path.resolve(values.release) } : {}) });
+  const { version } = json(root, "package.json") as { version: string };
+  const problems = [
+    ...versionProblems({ root, ...(values.release ? { release: path.resolve(values.release) } : {}) }),
+    ...notesProblems(root, version),
+  ];
   for (const p of problems) console.error(p);
   if (problems.length > 0) process.exit(1);
-  const { version } = json(root, "package.json") as { version: string };
-  console.log(`versions: package.json, package-lock.json, the schema and the three SDKs all say ${version}`);
+  console.log(
+    `versions: package.json, package-lock.json, the schema and the three SDKs all say ${version}; ` +
+      `CHANGELOG.md has its section, the README's starter asks for ${starterRange(version)}`,
+  );
 }
 
 if (require.main === module) main();

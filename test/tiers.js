@@ -21,8 +21,8 @@ const TIERS = ["unit", "integration", "e2e", "consumers"];
 
 /** [tier, path relative to the repository root (with "/")], first match wins. */
 const RULES = [
-  // the versions check (the built script in a child Node.js), then the release and its installs by name
-  ["unit", /^test\/release\/versions\.test\.ts$/],
+  // the versions check (the built script in a child Node.js) and the cut (plain file edits), then the release and its installs by name
+  ["unit", /^test\/release\/(versions|cut)\.test\.ts$/],
   ["consumers", /^test\/release\//],
   ["consumers", /^test\/consumers\//],
   ["consumers", /^test\/examples\/gitops-postgres\.test\.ts$/],

@@ -53,7 +53,7 @@ export function getVersion(): string {
 
 /** @internal */
 export function resourceOptsDefaults(): any {
-    return { version: getVersion(), pluginDownloadURL: "https://github.com/go-pve-qemu/pulumi-gopveqemu/releases/download/v0.1.0" };
+    return { version: getVersion(), pluginDownloadURL: "https://github.com/go-pve-qemu/pulumi-gopveqemu/releases/download/v0.2.0" };
 }
 
 /** @internal */

@@ -99,6 +99,8 @@ describe("the README's starter project", () => {
     const pkg = JSON.parse(files["package.json"]!);
     const own = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
     expect(pkg.dependencies["@pulumi/pulumi"]).toBe(`^${own.peerDependencies["@pulumi/pulumi"].match(/>=(\S+)/)[1]}`);
+    // The version it documents, and every later minor before 1.0 (^0.x would pin the minor): package.json's.
+    expect(pkg.dependencies["go-pve-qemu-pulumi"]).toBe(`>=${own.version} <1.0.0`);
     expect(files["index.ts"]).toContain('from "go-pve-qemu-pulumi"');
     expect(files["Pulumi.yaml"]).toMatch(/typescript: true/);
   });

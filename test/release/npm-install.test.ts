@@ -6,7 +6,8 @@
 // its program type-checks against the package's types, then `pulumi up`
 // creates one VM on the simulator and `destroy` removes it:
 // - the dynamic provider (`go-pve-qemu-pulumi`), which runs in the program's
-//   own Node.js: the release host is never asked for a plugin;
+//   own Node.js: the release host is never asked for a plugin; installed by
+//   the range the README's starter asks for, which must take this release;
 // - the resource plugin's SDK (`@go-pve-qemu/pulumi`), with automatic plugin
 //   acquisition on, no plugin on PATH, no `plugin install` and no `plugins:`:
 //   the engine fetches the plugin tarball from the SDK's URL (the loopback
@@ -18,6 +19,7 @@ import { startSimulator, type SimulatorHandle } from "../../simulator";
 import { npmStandIn, type NpmRegistry } from "./npm-registry";
 import { TARBALL, VERSION, firstRunEnv, releaseWithHost, runToEnd, type ReleaseHost } from "./by-name";
 import { npmProject, type NpmProject } from "./npm-project";
+import { readmeStarter } from "../package/user-project";
 
 jest.setTimeout(20 * 60_000);
 
@@ -40,6 +42,8 @@ export const vmid = web.vmid;
 interface Case {
   what: string;
   pkg: string;
+  /** what `npm install` is given: the name, or name@range */
+  spec: string;
   program: string;
   /** the settings' namespace of that way in */
   ns: string;
@@ -59,6 +63,7 @@ const CASES: Case[] = [
   {
     what: "the dynamic provider's package",
     pkg: "go-pve-qemu-pulumi",
+    spec: `go-pve-qemu-pulumi@${JSON.parse(readmeStarter()["package.json"]!).dependencies["go-pve-qemu-pulumi"]}`,
     program: program('import { Vm } from "go-pve-qemu-pulumi";', "Vm"),
     ns: "goPveQemu",
     manifest: () => ({ name: "go-pve-qemu-pulumi", version: VERSION }),
@@ -67,6 +72,7 @@ const CASES: Case[] = [
   {
     what: "the resource plugin's TypeScript SDK",
     pkg: "@go-pve-qemu/pulumi",
+    spec: "@go-pve-qemu/pulumi",
     program: program('import * as gopveqemu from "@go-pve-qemu/pulumi";', "gopveqemu.Vm"),
     ns: "gopveqemu",
     manifest: () => ({
@@ -103,13 +109,13 @@ describe.each(CASES)("$what", (c) => {
       name: "vms",
       registry,
       firstRun: firstRunEnv(own, sim.url),
-      packages: [c.pkg, "@pulumi/pulumi", "typescript", "@types/node"],
+      packages: [c.spec, "@pulumi/pulumi", "typescript", "@types/node"],
       program: c.program,
       config: { [`${c.ns}:endpoint`]: sim.url, "vms:cpu": "2" },
     });
   }, 20 * 60_000);
 
-  test("npm install by name from the npm stand-in, every package through it", () => {
+  test("npm install by name (the dynamic provider at the README starter's range) from the npm stand-in, every package through it", () => {
     const installed = path.join(project.dir, "node_modules", ...c.pkg.split("/"), "package.json");
     expect(JSON.parse(fs.readFileSync(installed, "utf8"))).toMatchObject(c.manifest());
     const resolved = project.resolved();

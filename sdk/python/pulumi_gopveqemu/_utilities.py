@@ -322,7 +322,7 @@ def deprecated(message: str) -> typing.Callable[[C], C]:
     return decorator
 
 def get_plugin_download_url():
-	return "https://github.com/go-pve-qemu/pulumi-gopveqemu/releases/download/v0.1.0"
+	return "https://github.com/go-pve-qemu/pulumi-gopveqemu/releases/download/v0.2.0"
 
 def get_version():
-    return "0.1.0"
+    return "0.2.0"
