@@ -18,6 +18,8 @@ export interface ChaosStack {
   secrets: string[];
   /** every resource name the stack ever declared (for "an error names its VM") */
   names: Set<string>;
+  /** recovery ups refused until an unconfirmed VM's settle time (documented), waited for */
+  refusedUntilSettled: number;
   /** the runs of the current round, in order: label -> output */
   runs: [string, string][];
 }
@@ -131,6 +133,14 @@ export async function recoverStack(st: ChaosStack, o: { killed: boolean; drifted
   if (up.code !== 0 && /run `?pulumi refresh/.test(up.output)) {
     await run(st, "refresh (as the up said)", ["refresh", "--yes", "--skip-preview"], o.boundMs);
     up = await run(st, "up", ["up", "--yes", "--skip-preview"], o.boundMs);
+  }
+  // Documented (failure-behaviour.md, Ctrl-C): a change to an unconfirmed VM that would shut it down or
+  // start it is refused, nothing changed, until the settle time the message names; then `up` again.
+  const until = /can be settled from (\S+Z) at the latest; nothing was changed/.exec(up.output);
+  if (up.code !== 0 && until) {
+    st.refusedUntilSettled++;
+    await sleep(Math.max(0, Date.parse(until[1]!) - Date.now()) + 1_000);
+    up = await run(st, "up (after the settle time)", ["up", "--yes", "--skip-preview"], o.boundMs);
   }
   if (up.code !== 0) problems.push(`recovery up failed: ${lastError(up.output)}`);
   if (pending) await cli(st, "recover --after", ["recover", "--stack", st.cli.name, "--after"]);

@@ -73,6 +73,9 @@ async function main(): Promise<void> {
     await sim.close();
   }
   console.log(tally.report());
+  console.log(
+    `  recovery ups refused until a settle time, then run again: ${all.reduce((n, s) => n + s.refusedUntilSettled, 0)}`,
+  );
   if (tally.violations > 0) process.exitCode = 1;
 }
 
@@ -92,7 +95,16 @@ async function newStack(k: number, o: Options, sim: SimulatorHandle, rng: Rng): 
       "goPveQemu:settleWaitMs": "5000",
     },
   });
-  const st: stacks.ChaosStack = { index: k, via, cli, program: {}, secrets: [], names: new Set(), runs: [] };
+  const st: stacks.ChaosStack = {
+    index: k,
+    via,
+    cli,
+    program: {},
+    secrets: [],
+    names: new Set(),
+    runs: [],
+    refusedUntilSettled: 0,
+  };
   await stacks.setToken(st, `tok${rng.below(2 ** 30).toString(36)}${rng.below(2 ** 30).toString(36)}`);
   return st;
 }
