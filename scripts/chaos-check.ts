@@ -59,16 +59,25 @@ export function checkDeclared(
 }
 
 /** Each server VM in exactly one stack's state; no VMID in two states (or twice in one). */
-export function checkOwnership(states: Map<string, StateVm[]>, server: readonly VmSnapshot[]): string[] {
+export function checkOwnership(
+  states: Map<string, StateVm[]>,
+  server: readonly VmSnapshot[],
+  userMustAct: Set<string>,
+): { violations: string[]; leftToUser: string[] } {
   const owners = new Map<number, string[]>();
   for (const [stack, vms] of states)
     for (const v of vms) owners.set(v.vmid, [...(owners.get(v.vmid) ?? []), `${stack}/${v.resource}`]);
   const out: string[] = [];
   for (const [vmid, who] of owners) if (who.length > 1) out.push(`VMID ${vmid} is held by ${who.join(" and ")}`);
-  // The docs name no case here where a VM stays outside every state on the same machine (the
-  // cases that need a person's word are a new runner's, which the campaign does not run).
-  for (const v of server) if (!owners.has(v.vmid)) out.push(`orphan: ${v.name} (${v.vmid}) is in no stack's state`);
-  return out;
+  // The one case the docs leave to a person on the same machine: an install whose stream was lost
+  // before the server named the VMID, for a name given; its error says to adopt `<name>-<vmid>`.
+  const leftToUser: string[] = [];
+  for (const v of server) {
+    if (owners.has(v.vmid)) continue;
+    if (userMustAct.has(v.requestedName)) leftToUser.push(`${v.name} (${v.vmid})`);
+    else out.push(`orphan: ${v.name} (${v.vmid}) is in no stack's state`);
+  }
+  return { violations: out, leftToUser };
 }
 
 /** No secret (the token, a password) in any text given or any file under the folders given. */
@@ -114,6 +123,11 @@ export function checkErrorsNameVm(where: string, output: string, names: string[]
     else violations.add(`${where}: an error names no VM: ${line.trim().slice(0, 200)}`);
   }
   return { violations: [...violations], known: [...known] };
+}
+
+/** The names an error told the user to adopt by hand ("If a new VM named <name>-<vmid> appears"). */
+export function adoptAdvised(output: string): string[] {
+  return [...output.matchAll(/If a new VM named (\S+)-<vmid> appears/g)].map((m) => m[1]!);
 }
 
 /** Unconfirmed VMs and the latest time they can be settled (the documented exemption). */

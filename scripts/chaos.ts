@@ -13,7 +13,14 @@ import * as path from "node:path";
 import { startSimulator, type SimulatorHandle } from "../simulator";
 import { Rng } from "../simulator/random";
 import { changeProgram, drawDrift, drawFaults, drawInterruption, type StackDraw } from "./chaos-draw";
-import { checkDeclared, checkErrorsNameVm, checkOwnership, checkSecrets, type StateVm } from "./chaos-check";
+import {
+  adoptAdvised,
+  checkDeclared,
+  checkErrorsNameVm,
+  checkOwnership,
+  checkSecrets,
+  type StateVm,
+} from "./chaos-check";
 import { Tally } from "./chaos-report";
 import * as stacks from "./chaos-stack";
 import { newCliStack, WAYS_IN, type WayIn } from "./cli-stack";
@@ -199,7 +206,13 @@ async function check(
       for (const id of named.known) tally.known(id);
     }
   }
-  out.push(...checkOwnership(states, server));
+  const advised = new Set(all.flatMap((st) => st.runs.flatMap(([, text]) => adoptAdvised(text))));
+  const owned = checkOwnership(states, server, advised);
+  out.push(...owned.violations);
+  for (const vm of owned.leftToUser) {
+    console.log(`  left for the user to adopt, as the error said (finding C2): ${vm}`);
+    tally.known("C2");
+  }
   return out;
 }
 
