@@ -17,11 +17,13 @@ export interface Line {
 export const SPEED = 2000;
 /**
  * The longest legitimate silence is the 10-minute SSH timeout: 0.3 s here. The rest is room for a
- * loaded machine, on which this process (the simulator's too) can stall for a second or more.
+ * loaded machine, on which this process (the simulator's too) can stall for a second or more: with
+ * CI_LOAD=1 (a busy core beside four jest workers) 2.5 s was once too little (a broken CRLF at the
+ * install's first line read as a lost stream).
  */
-const IDLE_MS = 2500;
+const IDLE_MS = 6000;
 /** The longest wait for an answer's headers, in real ms: below the idle limit, which also runs meanwhile. */
-const HEADERS_MS = 2000;
+const HEADERS_MS = 5000;
 
 const FAST: Partial<Timing> = {
   pollIntervalMs: 10,
