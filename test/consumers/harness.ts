@@ -74,6 +74,18 @@ export function ensureConsumer(part: "yaml" | "python" | "python-sdk" | "go"): s
   }).trim();
 }
 
+/**
+ * The server's step bounds cut to a second: once the simulator has finished
+ * at its fastest, an unconfirmed install's settle time is past, and the next
+ * `up` records it from what the server shows.
+ */
+export const SHORT_BOUNDS = {
+  "gopveqemu:initScriptBoundMs": "1000",
+  "gopveqemu:sshWaitBoundMs": "1000",
+  "gopveqemu:commandBoundMs": "1000",
+  "gopveqemu:imageDownloadBoundMs": "1000",
+};
+
 /** The flags of the CLI's run of an operation, as a CI job runs it. */
 export function cliArgs(op: Op): string[] {
   const common = ["--non-interactive", "--stack", STACK];

@@ -8,7 +8,7 @@
 // `up` records every VM confirmed.
 import { requestsOf, until } from "../e2e/ctrl-c";
 import { yamlDriver } from "./drivers";
-import { newConsumer, type Consumer } from "./harness";
+import { newConsumer, type Consumer, SHORT_BOUNDS } from "./harness";
 
 jest.setTimeout(600_000);
 
@@ -93,12 +93,7 @@ test("one Ctrl-C early in three installs, then up at once: it succeeds, no orpha
   }
 
   // With the bounds shortened, the settle time is past: the next up records every VM confirmed.
-  await consumer.setConfig({
-    "gopveqemu:initScriptBoundMs": "1000",
-    "gopveqemu:sshWaitBoundMs": "1000",
-    "gopveqemu:commandBoundMs": "1000",
-    "gopveqemu:imageDownloadBoundMs": "1000",
-  });
+  await consumer.setConfig(SHORT_BOUNDS);
   const last = await consumer.run("up");
   expect(last.code).toBe(0);
   for (const v of consumer.vms()) {

@@ -6,7 +6,7 @@
 // succeeds and the stack reads clean. The interrupted-deployment analogue is
 // yaml-ctrl-c.test.ts.
 import { yamlDriver } from "./drivers";
-import { newConsumer, type Consumer, type Run } from "./harness";
+import { newConsumer, type Consumer, type Run, SHORT_BOUNDS } from "./harness";
 
 jest.setTimeout(600_000);
 
@@ -64,12 +64,7 @@ test("create, update and delete each stop at their customTimeouts, keep every VM
   // The server finishes the install; with the bounds shortened the settle time is past, and the next up confirms it.
   sim.settings({ speed: 2000 });
   await sim.idle();
-  await consumer.setConfig({
-    "gopveqemu:initScriptBoundMs": "1000",
-    "gopveqemu:sshWaitBoundMs": "1000",
-    "gopveqemu:commandBoundMs": "1000",
-    "gopveqemu:imageDownloadBoundMs": "1000",
-  });
+  await consumer.setConfig(SHORT_BOUNDS);
   const settled = await consumer.run("up");
   expect([settled.code, shown(settled)]).toEqual([0, expect.any(String)]);
   expect(settled.output).not.toMatch(/--replace|no longer exists/);

@@ -4,48 +4,30 @@
 // Diff with this provider's own handlers over a real grpc-js client. An SDK
 // upgrade that stops handing its provider object to grpc-js's addService,
 // or renames those methods, fails here in seconds.
-import type * as grpcType from "@grpc/grpc-js";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { configure, type ProviderCore } from "../../provider/core";
 import { ENGINE_UNKNOWN } from "../../provider/engine";
-import { fromSdk } from "../../provider/engine";
-import { startPlugin } from "../../provider/plugin/serve";
+import { startInProcess, Struct } from "../plugin/in-process";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
 
 interface StructType {
   toJavaScript(): unknown;
 }
-const { Struct } = fromSdk<{ Struct: { fromJavaScript(value: object): StructType } }>(
-  "google-protobuf/google/protobuf/struct_pb",
-);
-const grpc = fromSdk<typeof grpcType>("@grpc/grpc-js");
 
 let core: ProviderCore;
 let client: provrpc.ResourceProviderClient;
-const servers: grpcType.Server[] = [];
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
   core = configure({ env: {}, engineUnknown: ENGINE_UNKNOWN });
-  // The server the SDK makes, to stop it after the tests; the port it prints, to reach it.
-  const bind = grpc.Server.prototype.bindAsync;
-  jest.spyOn(grpc.Server.prototype, "bindAsync").mockImplementation(function (this: grpcType.Server, ...args) {
-    servers.push(this);
-    return bind.apply(this, args);
-  });
-  const printed = jest.spyOn(console, "log").mockImplementation(() => undefined);
-  await startPlugin(core, []);
-  const port = String(printed.mock.calls.at(-1)?.[0]);
-  printed.mockRestore();
-  expect(port).toMatch(/^\d+$/);
-  client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  const plugin = await startInProcess(core);
+  expect(plugin.port).toMatch(/^\d+$/);
+  ({ client, stop } = plugin);
 });
 
-afterAll(async () => {
-  client?.close();
-  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.tryShutdown(() => resolve()))));
-});
+afterAll(() => stop?.());
 
 const call = <Req, Res>(method: (req: Req, cb: (err: Error | null, res: Res) => void) => unknown, req: Req) =>
   new Promise<Res>((resolve, reject) => method.call(client, req, (err, res) => (err ? reject(err) : resolve(res))));

@@ -10,41 +10,25 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { configure } from "../../provider/core";
-import { ENGINE_UNKNOWN, fromSdk } from "../../provider/engine";
-import { startPlugin } from "../../provider/plugin/serve";
+import { ENGINE_UNKNOWN } from "../../provider/engine";
 import { startSimulator, type SimulatorHandle } from "../../simulator";
+import { startInProcess, Struct } from "./in-process";
 
 jest.setTimeout(60_000);
 
-interface StructType {
-  toJavaScript(): unknown;
-}
-const { Struct } = fromSdk<{ Struct: { fromJavaScript(value: object): StructType } }>(
-  "google-protobuf/google/protobuf/struct_pb",
-);
-const grpc = fromSdk<typeof grpcType>("@grpc/grpc-js");
 const urnOf = (name: string) => `urn:pulumi:dev::p::gopveqemu:index:Vm::${name}`;
 
 let sim: SimulatorHandle;
 let journalDir: string;
 let client: provrpc.ResourceProviderClient;
-const servers: grpcType.Server[] = [];
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
   sim = await startSimulator({ speed: 2000, sshKey: true, imageCache: ["ubuntu/24.04"] });
   journalDir = mkdtempSync(path.join(tmpdir(), "timeout-rpc-"));
   const quiet = () => async () => undefined;
   const core = configure({ env: { GO_PVE_QEMU_JOURNAL_DIR: journalDir }, engineUnknown: ENGINE_UNKNOWN, log: quiet });
-  const bind = grpc.Server.prototype.bindAsync;
-  jest.spyOn(grpc.Server.prototype, "bindAsync").mockImplementation(function (this: grpcType.Server, ...args) {
-    servers.push(this);
-    return bind.apply(this, args);
-  });
-  const printed = jest.spyOn(console, "log").mockImplementation(() => undefined);
-  await startPlugin(core, []);
-  const port = String(printed.mock.calls.at(-1)?.[0]);
-  printed.mockRestore();
-  client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  ({ client, stop } = await startInProcess(core));
   const req = new provproto.ConfigureRequest();
   req.setArgs(
     Struct.fromJavaScript({ endpoint: sim.url, pollIntervalMs: "50", stackIdentity: "e".repeat(32) }) as never,
@@ -53,8 +37,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  client?.close();
-  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.tryShutdown(() => resolve()))));
+  await stop?.();
   await sim.close();
   rmSync(journalDir, { recursive: true, force: true });
 });
