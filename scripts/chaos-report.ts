@@ -24,11 +24,17 @@ export class Tally {
   private readonly drift = new Map<string, number>();
   private readonly times: number[] = [];
   private unconfirmed = 0;
+  private adoptAdvised = 0;
   private readonly findings = new Map<string, number>();
 
   /** A known finding seen (documented in bench/README.md's chaos section), counted apart from violations. */
   known(id: string): void {
     count(this.findings, id);
+  }
+
+  /** A VM left in no state where the error told the user to adopt it (a documented exemption). */
+  leftToUser(): void {
+    this.adoptAdvised++;
   }
 
   round(violations: number): void {
@@ -64,6 +70,7 @@ export class Tally {
       `  changes outside Pulumi: ${list(this.drift)}`,
       `  recoveries ${sorted.length}: median ${median.toFixed(1)}s, max ${(sorted.at(-1) ?? 0).toFixed(1)}s`,
       `  VMs recorded unconfirmed, settled by an up from their settle time (docs: failure-behaviour.md): ${this.unconfirmed}`,
+      `  VMs left for the user to adopt, as the error said (docs: failure-behaviour.md): ${this.adoptAdvised}`,
       `  known findings (bench/README.md, chaos), runs showing each: ${list(this.findings)}`,
       `  violations: ${this.violations}`,
     ].join("\n");

@@ -210,8 +210,8 @@ async function check(
   const owned = checkOwnership(states, server, advised);
   out.push(...owned.violations);
   for (const vm of owned.leftToUser) {
-    console.log(`  left for the user to adopt, as the error said (finding C2): ${vm}`);
-    tally.known("C2");
+    console.log(`  left for the user to adopt, as the error said: ${vm}`);
+    tally.leftToUser();
   }
   return out;
 }

@@ -57,8 +57,15 @@ type Core = import("../core").ProviderCore;
 
 /** This run's provider core, made on the first call: settings from the program's stack config. */
 async function runCore(): Promise<Core> {
-  const holder = (pulumi.runtime.getStackResource() ?? OUTSIDE_A_RUN) as { [CORE]?: Promise<Core> };
-  holder[CORE] ??= Promise.all([import("../core"), import("../engine")]).then(([core, engine]) => {
+  const stack = pulumi.runtime.getStackResource() as { [CORE]?: Promise<Core> } | undefined;
+  // Outside a program run (a test's mocks without a stack) nothing is kept: each read makes its own.
+  if (stack === undefined) return newCore();
+  stack[CORE] ??= newCore();
+  return stack[CORE];
+}
+
+function newCore(): Promise<Core> {
+  return Promise.all([import("../core"), import("../engine")]).then(([core, engine]) => {
     const made = core.configure({ env: process.env, engineUnknown: engine.ENGINE_UNKNOWN });
     try {
       made.configure((key) => pulumi.runtime.getConfig(key), new Map());
@@ -67,14 +74,7 @@ async function runCore(): Promise<Core> {
     }
     return made;
   });
-  return holder[CORE];
 }
-
-/**
- * Outside a program run (a test's mocks without a stack) there is no stack
- * resource to keep the core on: this object stands in for it.
- */
-const OUTSIDE_A_RUN: object = {};
 
 /** The cluster at this connection, read once per program run; undefined while offline at preview. */
 async function clusterOnce(caller: string, own: Connection | undefined): Promise<Cluster | undefined> {

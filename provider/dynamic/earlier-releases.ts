@@ -3,19 +3,21 @@
 // apart from the loader; CONTRIBUTING.md, "The dynamic provider's stored
 // text", and the upgrade fixtures (test/upgrade/) say which and why.
 import type * as pulumi from "@pulumi/pulumi";
-import { configureDynamic, type dynamicVmMethods } from "./vm-methods";
-import type { ProviderCore } from "../core";
+import { configureDynamic, type ProcessProvider } from "./vm-methods";
 
-export function earlierReleaseExports(core: ProviderCore, vm: ReturnType<typeof dynamicVmMethods>) {
+type Bag = Record<string, unknown>;
+
+/** The exports over this process's provider, which is made at the first call. */
+export function earlierReleaseExports(provider: () => ProcessProvider) {
   return {
     async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-      configureDynamic(core, req);
+      configureDynamic(provider().core, req);
     },
-    check: vm.check,
-    diff: vm.diff,
-    create: vm.create,
-    read: vm.read,
-    update: vm.update,
-    remove: vm.delete,
+    check: (olds: Bag, news: Bag) => provider().vm.check(olds, news),
+    diff: (id: string, olds: Bag, news: Bag) => provider().vm.diff(id, olds, news),
+    create: (inputs: Bag) => provider().vm.create(inputs),
+    read: (id: string, props?: Bag) => provider().vm.read(id, props),
+    update: (id: string, olds: Bag, news: Bag) => provider().vm.update(id, olds, news),
+    remove: (id: string, props: Bag) => provider().vm.delete(id, props),
   };
 }

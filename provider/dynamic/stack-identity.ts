@@ -32,15 +32,11 @@ class StackIdentity extends pulumi.dynamic.Resource {
 /** Where a run's identity is kept on its stack resource: one per run (the Automation API may run several in one process). */
 const IDENTITY = Symbol.for("go-pve-qemu-pulumi.stackIdentity");
 
-/**
- * Outside a program run (a test's mocks without a stack) there is no stack
- * resource to keep the identity on: this object stands in for it.
- */
-const OUTSIDE_A_RUN: object = {};
-
 /** The stack's identity, declaring its resource the first time it is asked for in this run. */
 export function stackIdentity(): pulumi.Output<string> {
-  const holder = (pulumi.runtime.getStackResource() ?? OUTSIDE_A_RUN) as { [IDENTITY]?: pulumi.Output<string> };
-  holder[IDENTITY] ??= new StackIdentity().identity;
-  return holder[IDENTITY];
+  const stack = pulumi.runtime.getStackResource() as { [IDENTITY]?: pulumi.Output<string> } | undefined;
+  // Outside a program run (a test's mocks without a stack) nothing is kept: each Vm declares its own.
+  if (stack === undefined) return new StackIdentity().identity;
+  stack[IDENTITY] ??= new StackIdentity().identity;
+  return stack[IDENTITY];
 }

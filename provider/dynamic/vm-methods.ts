@@ -52,6 +52,12 @@ export function dynamicVmMethods(c: core.ProviderCore) {
   };
 }
 
+/** What the host's calls run on: a process's provider core and the Vm methods over it. */
+export interface ProcessProvider {
+  core: core.ProviderCore;
+  vm: ReturnType<typeof dynamicVmMethods>;
+}
+
 /** The dynamic provider's configure: the whole stack config, `goPveQemu:*` keys read. */
 export function configureDynamic(c: core.ProviderCore, req: pulumi.dynamic.ConfigureRequest): void {
   c.configure((key) => req.config.get(key), core.configIndex(req.config));

@@ -7,6 +7,7 @@ import { NodeInfoSchema, VmInfoSchema } from "../cluster";
 import { VmInputsSchema, VmStateSchema } from "../lifecycle";
 import { ConfigSchema, ProviderInputsSchema } from "../settings";
 import { TypeRegistry, objectSpec } from "./convert";
+import { vmExamples } from "./examples";
 import type { NamedTypeSpec, ObjectSpec, PropertySpec } from "./convert";
 import { DYNAMIC_VM_TYPE, GET_NODES_TOKEN, GET_VMS_TOKEN, PACKAGE, VM_TOKEN } from "../tokens";
 
@@ -44,7 +45,7 @@ interface ObjectSpecWith extends ObjectSpec {
   requiredInputs?: string[];
 }
 
-const VM_DESCRIPTION =
+const VM_SUMMARY =
   "A QEMU VM on a Proxmox VE cluster, installed and managed through a go-pve-qemu server: " +
   "`up` installs, resizes, migrates, starts, stops and reboots it, following every stream to its end, " +
   "and fails the deployment on any server error.";
@@ -88,7 +89,7 @@ export function packageSchema(version: string, downloadUrl = defaultDownloadUrl(
     },
     resources: {
       [VM_TOKEN]: {
-        description: VM_DESCRIPTION,
+        description: `${VM_SUMMARY}\n\n${vmExamples(version, downloadUrl)}`,
         aliases: [{ type: DYNAMIC_VM_TYPE }],
         properties: state.properties,
         ...(state.required ? { required: state.required } : {}),

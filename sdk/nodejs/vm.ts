@@ -9,6 +9,16 @@ import * as utilities from "./utilities";
 
 /**
  * A QEMU VM on a Proxmox VE cluster, installed and managed through a go-pve-qemu server: `up` installs, resizes, migrates, starts, stops and reboots it, following every stream to its end, and fails the deployment on any server error.
+ *
+ * ## Example Usage
+ * ### One VM, its IP an output
+ *
+ * ```typescript
+ * // index.ts, on the SDK (npm install @go-pve-qemu/pulumi)
+ * import * as gopveqemu from "@go-pve-qemu/pulumi";
+ * const web = new gopveqemu.Vm("web", { os: "ubuntu", version: "24.04", cpu: 2 });
+ * export const ip = web.ip;
+ * ```
  */
 export class Vm extends pulumi.CustomResource {
     /**

@@ -2,7 +2,8 @@
 // `event: error` frame, the server's own refusal passed on with 200, a failed
 // `qm shutdown`; and a gateway's JSON 504 while the server installs, which is
 // followed to the VM, never left outside state: for a name the user gave, the
-// VM is taken on evidence, or the failure names it and the step that takes it in.
+// VM is taken on evidence, or the failure names it and the step that takes it in;
+// the same for a stream cut before the server named the VMID.
 import { simulatedBounds } from "../../scripts/sim-bounds";
 import { failureOf, newFleet, orphans, type Fleet } from "./harness";
 
@@ -113,6 +114,24 @@ describe("a gateway's JSON 504 after 3 s for a named VM whose VMID the server pi
     expect(fleet.resources().adv?.id).toBe(String(vmid));
     expect(fleet.sim.stats().installsStarted).toBe(1);
   });
+});
+
+// Chaos campaign, seed 4 round 3 (C2): the up once failed at this cut asking to adopt by hand, the server
+// made the VM anyway, and the next plain up installed a second one beside it.
+test('a stream cut at step "checking VMID" for a named VM the server numbers: its VM in state, no orphan; the next up installs nothing', async () => {
+  fleet.sim.addFault({ kind: "cut", op: "install", step: "checking VMID", name: "c0v3", times: 1 });
+  await fleet.setVms({ c0v3: { os: "ubuntu", version: "24.04", name: "c0v3" } });
+  expect((await fleet.up()).summary.result).toBe("succeeded");
+  const id = fleet.resources().c0v3?.id;
+  expect(fleet.sim.vm(Number(id))).toMatchObject({ name: `c0v3-${id}`, running: true });
+  expect(orphans(fleet)).toEqual([]);
+  expect(fleet.diagnosticsFor("c0v3", "warning").join("\n")).toMatch(
+    new RegExp(`VM c0v3-${id} \\(${id}\\) is taken as this install's`),
+  );
+  const again = await fleet.up();
+  expect(again.summary.resourceChanges).not.toHaveProperty("create");
+  expect(fleet.sim.stats().installsStarted).toBe(1);
+  expect(fleet.sim.vms()).toHaveLength(1);
 });
 
 test("a failed qm shutdown: the cpu change stops the VM hard at once and the update succeeds, well under 30 s", async () => {

@@ -70,11 +70,11 @@ describe("decideFailure: right after the install call failed", () => {
       "follow:start",
     ],
     [
-      "a stream lost before the VMID, a name the user gave: still unknown (the name is looked for only behind a gateway)",
+      "a stream lost before the VMID, a name the user gave: followed from its step, its VM looked for by that name",
       { kind: "lost" },
       { followable: false, named: true },
       undefined,
-      "unknown",
+      "follow:stream",
     ],
     [
       "a proxy's 502 page, and no VM of the install on the server: it never began",

@@ -13,6 +13,30 @@ import (
 )
 
 // A QEMU VM on a Proxmox VE cluster, installed and managed through a go-pve-qemu server: `up` installs, resizes, migrates, starts, stops and reboots it, following every stream to its end, and fails the deployment on any server error.
+//
+// ## Example Usage
+// ### One VM, its IP an output
+// ```go
+// // main.go
+// package main
+// import (
+//
+//	"github.com/go-pve-qemu/pulumi-gopveqemu/sdk/go/gopveqemu"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			web, err := gopveqemu.NewVm(ctx, "web", &gopveqemu.VmArgs{Os: gopveqemu.OsUbuntu, Version: pulumi.String("24.04"), Cpu: pulumi.Int(2)})
+//			if err == nil {
+//				ctx.Export("ip", web.Ip)
+//			}
+//			return err
+//		})
+//	}
+//
+// ```
 type Vm struct {
 	pulumi.CustomResourceState
 

@@ -376,6 +376,16 @@ class Vm(pulumi.CustomResource):
         """
         A QEMU VM on a Proxmox VE cluster, installed and managed through a go-pve-qemu server: `up` installs, resizes, migrates, starts, stops and reboots it, following every stream to its end, and fails the deployment on any server error.
 
+        ## Example Usage
+        ### One VM, its IP an output
+        ```python
+        # __main__.py
+        import pulumi
+        import pulumi_gopveqemu as gopveqemu
+        web = gopveqemu.Vm("web", os="ubuntu", version="24.04", cpu=2)
+        pulumi.export("ip", web.ip)
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] adopt: Take the existing VM with `vmid` under management instead of installing one (import by VMID).
@@ -407,6 +417,16 @@ class Vm(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A QEMU VM on a Proxmox VE cluster, installed and managed through a go-pve-qemu server: `up` installs, resizes, migrates, starts, stops and reboots it, following every stream to its end, and fails the deployment on any server error.
+
+        ## Example Usage
+        ### One VM, its IP an output
+        ```python
+        # __main__.py
+        import pulumi
+        import pulumi_gopveqemu as gopveqemu
+        web = gopveqemu.Vm("web", os="ubuntu", version="24.04", cpu=2)
+        pulumi.export("ip", web.ip)
+        ```
 
         :param str resource_name: The name of the resource.
         :param VmArgs args: The arguments to use to populate this resource's properties.

@@ -98,12 +98,12 @@ export function decideFailure(f: Failure, facts: FailureFacts, look?: Look): Fai
         why: "was cancelled; the server may still be installing it",
       };
     case "lost":
-      if (!facts.followable)
+      // Before the VMID, a name the user gave is looked for as behind a gateway (newVmOf): the server
+      // goes on either way, and refusing to look left its VM in no state and the next up made a second.
+      if (!facts.followable && facts.named !== true)
         return {
           kind: "unknown",
-          why:
-            "the stream was lost before the server named the VMID, and nothing on the server can be told to be this " +
-            "install's (a name the user gave is no evidence: another stack may install the same name)",
+          why: "the stream was lost before the server named the VMID, and without a vmid or a name nothing on the server can be told to be this install's",
         };
       return follow("stream", "the server carries on without a listener");
     case "unexpected":
