@@ -56,12 +56,11 @@ outputs:
 /** Each language's program as docs/_index.md shows it, by the fence the schema's docs use. */
 const VM_EXAMPLES = { typescript: TYPESCRIPT, python: PYTHON, go: GO, yaml: YAML } as const;
 
-/** Where the README's YAML program says the plugin comes from. */
-const README_DOWNLOAD_URL = "https://github.com/go-pve-qemu/pulumi-gopveqemu/releases/download/v<version>";
-
-/** The examples section of the Vm's description, the YAML program naming `version` and the schema's download URL. */
-export function vmExamples(version: string, downloadUrl: string): string {
-  const named = (code: string) => code.replace(README_DOWNLOAD_URL, downloadUrl).replaceAll("<version>", version);
+/**
+ * The examples section of the Vm's description, each program passed through
+ * `named` (the YAML one's `<version>` and download URL, which the schema knows).
+ */
+export function vmExamples(named: (code: string) => string): string {
   const blocks = Object.entries(VM_EXAMPLES).map(([lang, code]) => `\`\`\`${lang}\n${named(code)}\`\`\``);
   return [
     "{{% examples %}}",

@@ -60,6 +60,11 @@ export function defaultDownloadUrl(version: string): string {
   return `https://github.com/go-pve-qemu/pulumi-gopveqemu/releases/download/v${version}`;
 }
 
+/** A README program with the release it documents where it says `<version>`, and its download URL. */
+function namedRelease(code: string, version: string, downloadUrl: string): string {
+  return code.replace(defaultDownloadUrl("<version>"), downloadUrl).replaceAll("<version>", version);
+}
+
 /**
  * The package schema at `version` (the npm package's), whose SDKs tell the
  * engine to fetch the plugin from `downloadUrl` (a release may point elsewhere).
@@ -89,7 +94,7 @@ export function packageSchema(version: string, downloadUrl = defaultDownloadUrl(
     },
     resources: {
       [VM_TOKEN]: {
-        description: `${VM_SUMMARY}\n\n${vmExamples(version, downloadUrl)}`,
+        description: `${VM_SUMMARY}\n\n${vmExamples((code) => namedRelease(code, version, downloadUrl))}`,
         aliases: [{ type: DYNAMIC_VM_TYPE }],
         properties: state.properties,
         ...(state.required ? { required: state.required } : {}),

@@ -8,7 +8,7 @@
 // schema's Vm description carries the same programs, and so each SDK's docs.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { packageSchema } from "../../provider/package-schema";
+import { defaultDownloadUrl, packageSchema } from "../../provider/package-schema";
 import { VM_TOKEN } from "../../provider/tokens";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -51,9 +51,7 @@ test("the schema's Vm description carries _index.md's program in TypeScript, Pyt
   const examples = sdkExamples();
   expect(examples.map((b) => FENCE[b.lang]).sort()).toEqual(["go", "python", "typescript", "yaml"]);
   for (const b of examples) {
-    const named = b.code
-      .replace("https://github.com/go-pve-qemu/pulumi-gopveqemu/releases/download/v<version>", url)
-      .replaceAll("<version>", "9.8.7");
+    const named = b.code.replace(defaultDownloadUrl("<version>"), url).replaceAll("<version>", "9.8.7");
     expect([b.lang, description.includes(`\`\`\`${FENCE[b.lang]}\n${named}\`\`\``)]).toEqual([b.lang, true]);
   }
   // The schema as committed (and served by the plugin) is the one the SDKs were generated from.
